@@ -1,0 +1,42 @@
+"""The agent loop (seed 1): ``run_agent_loop``, ``Agent``, tools, cancellation and events."""
+
+from jupyter_agent.loop.abort import AbortController, AbortSignal, RunCancelled, abortable
+from jupyter_agent.loop.agent import Agent
+from jupyter_agent.loop.agent_loop import run_agent_loop
+from jupyter_agent.loop.types import (
+    AgentLoopError,
+    AgentLoopOptions,
+    AgentTool,
+    LoopEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    RequestPreparation,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolOutput,
+    TurnDecision,
+    TurnInfo,
+)
+
+__all__ = [
+    "AbortController",
+    "AbortSignal",
+    "Agent",
+    "AgentLoopError",
+    "AgentLoopOptions",
+    "AgentTool",
+    "LoopEvent",
+    "MessageEndEvent",
+    "MessageStartEvent",
+    "MessageUpdateEvent",
+    "RequestPreparation",
+    "RunCancelled",
+    "ToolExecutionEndEvent",
+    "ToolExecutionStartEvent",
+    "ToolOutput",
+    "TurnDecision",
+    "TurnInfo",
+    "abortable",
+    "run_agent_loop",
+]

@@ -1,0 +1,97 @@
+"""Cancellation: ``AbortController``/``AbortSignal`` and waits that the signal can interrupt."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Awaitable, Callable, TypeVar
+
+T = TypeVar("T")
+
+
+class RunCancelled(Exception):
+    """The default abort reason. An ``Exception``: a ``BaseException`` would kill the kernel."""
+
+    def __init__(self, message: str = "Run cancelled") -> None:
+        super().__init__(message)
+
+
+class AbortSignal:
+    def __init__(self) -> None:
+        self._aborted = False
+        self._reason: BaseException | None = None
+        self._listeners: list[Callable[[BaseException], None]] = []
+
+    @property
+    def aborted(self) -> bool:
+        return self._aborted
+
+    @property
+    def reason(self) -> BaseException | None:
+        return self._reason
+
+    def add_listener(self, listener: Callable[[BaseException], None]) -> None:
+        if self._aborted:
+            listener(self._reason)
+        else:
+            self._listeners.append(listener)
+
+    def remove_listener(self, listener: Callable[[BaseException], None]) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def throw_if_aborted(self) -> None:
+        if self._aborted:
+            raise self._reason
+
+    def _abort(self, reason: BaseException) -> None:
+        if self._aborted:
+            return
+        self._aborted = True
+        self._reason = reason
+        listeners, self._listeners = self._listeners, []
+        for listener in listeners:
+            listener(reason)
+
+
+class AbortController:
+    def __init__(self) -> None:
+        self.signal = AbortSignal()
+
+    def abort(self, reason: BaseException | None = None) -> None:
+        self.signal._abort(reason if reason is not None else RunCancelled())
+
+
+async def abortable(awaitable: Awaitable[T], signal: AbortSignal) -> T:
+    """Awaits ``awaitable`` unless the signal aborts first; then raises the signal's reason.
+
+    The abandoned work is cancelled and its late failure ignored; the listener is always removed.
+    """
+    signal.throw_if_aborted()
+    task = asyncio.ensure_future(awaitable)
+    aborted = asyncio.get_running_loop().create_future()
+
+    def on_abort(reason: BaseException) -> None:
+        if not aborted.done():
+            aborted.set_result(reason)
+
+    signal.add_listener(on_abort)
+    try:
+        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    finally:
+        signal.remove_listener(on_abort)
+    if signal.aborted:
+        # Cancellation wins, even over a task that failed at the same moment.
+        if not task.done():
+            task.cancel()
+        task.add_done_callback(_ignore_late_failure)
+        raise signal.reason
+    aborted.cancel()
+    return task.result()
+
+
+def _ignore_late_failure(task: asyncio.Future) -> None:
+    if not task.cancelled():
+        task.exception()

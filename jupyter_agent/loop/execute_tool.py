@@ -1,0 +1,90 @@
+"""One tool call: lookup, argument validation and coercion, execution, the result envelope.
+
+Every failure the model can act on becomes an error result; only cancellation raises.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from typing import Mapping
+
+from pydantic import ValidationError
+
+from jupyter_agent.messages import copy_json, ImageContent, TextContent, ToolCall, ToolResultMessage
+from jupyter_agent.loop.abort import AbortSignal, abortable
+from jupyter_agent.loop.types import AgentTool, ToolOutput
+
+_LISTED_TOOLS = 20  # enough to recover from a typo without flooding the context
+
+
+def tool_not_found(name: str, tools: Mapping[str, AgentTool]) -> str:
+    if not tools:
+        return f"Tool not found: {name}. No tool was executed. No tools are currently available."
+    names = ", ".join(list(tools)[:_LISTED_TOOLS])
+    return (
+        f"Tool not found: {name}. No tool was executed. Available tools: {names}. "
+        "Use exact names from the current tool declarations."
+    )
+
+
+def validation_failed(name: str, error: ValidationError, arguments: dict) -> str:
+    problems = []
+    for item in error.errors(include_url=False):
+        location = ".".join(str(part) for part in item["loc"]) or "root"
+        problems.append(f"  - {location}: {item['msg']}")
+    received = json.dumps(arguments, indent=2, default=str, ensure_ascii=False)
+    return f'Validation failed for tool "{name}":\n' + "\n".join(problems) + f"\n\nReceived arguments:\n{received}"
+
+
+def error_result(call: ToolCall, text: str) -> ToolResultMessage:
+    return ToolResultMessage(
+        tool_call_id=call.id, tool_name=call.name, content=[TextContent(text=text)], is_error=True
+    )
+
+
+def describe_exception(error: BaseException) -> str:
+    return str(error) or type(error).__name__
+
+
+async def execute_tool(call: ToolCall, tools: Mapping[str, AgentTool], signal: AbortSignal) -> ToolResultMessage:
+    signal.throw_if_aborted()
+    tool = tools.get(call.name)
+    if tool is None:
+        return error_result(call, tool_not_found(call.name, tools))
+    try:
+        # Validate a copy: coercion ("12" -> 12) must never rewrite the recorded call.
+        args = tool.parameters.model_validate(copy_json(call.arguments))
+    except ValidationError as error:
+        return error_result(call, validation_failed(call.name, error, call.arguments))
+    signal.throw_if_aborted()
+    try:
+        output = tool.execute(args, signal)
+        if inspect.isawaitable(output):
+            output = await abortable(output, signal)
+        content, details = _normalize_output(output)
+    except Exception as error:  # noqa: BLE001 - the model reads tool failures as results
+        if signal.aborted:
+            raise signal.reason from None
+        return error_result(call, describe_exception(error))
+    signal.throw_if_aborted()
+    return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=content, details=details)
+
+
+def _normalize_output(output: object) -> tuple[list[TextContent | ImageContent], object]:
+    details = None
+    if isinstance(output, ToolOutput):
+        output, details = output.content, output.details
+    if output is None:
+        return [], details
+    if isinstance(output, str):
+        return [TextContent(text=output)], details
+    blocks = []
+    for block in output:
+        if isinstance(block, str):
+            blocks.append(TextContent(text=block))
+        elif isinstance(block, (TextContent, ImageContent)):
+            blocks.append(block)
+        else:
+            raise TypeError(f"Tool output must be text or image blocks, got {type(block).__name__}")
+    return blocks, details

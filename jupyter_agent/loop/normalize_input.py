@@ -1,0 +1,15 @@
+"""The model's view of history: a normalized copy plus where each message came from."""
+
+from __future__ import annotations
+
+from jupyter_agent.messages import Message
+from jupyter_agent.model import Model, ModelInputMetadata, transform_with_origins
+
+
+def build_model_input(history: list[Message], model: Model) -> tuple[list[Message], ModelInputMetadata]:
+    pairs = transform_with_origins(history, model)
+    messages = [message for message, _ in pairs]
+    metadata = ModelInputMetadata(
+        history_message_count=len(history), sources=[source for _, source in pairs]
+    )
+    return messages, metadata

@@ -1,0 +1,148 @@
+"""Types of the agent loop: tools, options, callbacks, loop events and the loop's error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Literal, Sequence, Union
+
+from pydantic import BaseModel, ConfigDict
+
+from jupyter_agent.messages import (
+    AssistantMessage,
+    ImageContent,
+    Message,
+    TextContent,
+    ToolResultMessage,
+    UserContent,
+)
+from jupyter_agent.model import AssistantMessageEvent, Model, StreamFn, StreamOptions
+from jupyter_agent.loop.abort import AbortSignal
+
+
+class AgentLoopError(RuntimeError):
+    """A failure of the loop itself (not invalid input, not cancellation)."""
+
+
+@dataclass
+class ToolOutput:
+    content: list[TextContent | ImageContent]
+    details: Any = None
+
+
+ToolExecute = Callable[[BaseModel, AbortSignal], Awaitable[Union[ToolOutput, list]]]
+
+
+@dataclass
+class AgentTool:
+    name: str
+    description: str
+    parameters: type[BaseModel]
+    execute: ToolExecute
+    label: str | None = None
+    # Read-only tools are never gated by a permission policy.
+    read_only: bool = False
+
+    def spec(self):
+        from jupyter_agent.model import ToolSpec
+
+        return ToolSpec(name=self.name, description=self.description, parameters=tool_schema(self.parameters))
+
+
+_SCHEMA_CACHE: dict[type, dict] = {}
+
+
+def tool_schema(parameters: type[BaseModel]) -> dict:
+    # JSON schema generation costs milliseconds; a tool's schema never changes.
+    schema = _SCHEMA_CACHE.get(parameters)
+    if schema is None:
+        schema = parameters.model_json_schema()
+        schema.pop("title", None)
+        _SCHEMA_CACHE[parameters] = schema
+    return schema
+
+
+@dataclass
+class RequestPreparation:
+    """Overrides for one request and its tool batch; ``None`` fields keep the run's option."""
+
+    system_prompt: str | None = None
+    tools: Sequence[AgentTool] | None = None
+    stream_fn: StreamFn | None = None
+    stream_options: StreamOptions | None = None
+    model: Model | None = None
+
+
+@dataclass
+class TurnInfo:
+    message: AssistantMessage
+    history: list[Message]  # an isolated deep copy
+
+
+@dataclass
+class TurnDecision:
+    end: bool = False
+    # Replaces the contents of the loop's history list in place (how a host compacts).
+    history: list[Message] | None = None
+
+
+SteeringFn = Callable[[AbortSignal], Awaitable[list[UserContent]] | list[UserContent]]
+PrepareRequestFn = Callable[[AbortSignal], Awaitable[RequestPreparation | None] | RequestPreparation | None]
+FinishTurnFn = Callable[
+    [TurnInfo, AbortSignal],
+    Awaitable[Literal["end"] | TurnDecision | None] | Literal["end"] | TurnDecision | None,
+]
+
+
+@dataclass
+class AgentLoopOptions:
+    model: Model
+    stream_fn: StreamFn | None = None
+    system_prompt: str | None = None
+    tools: Sequence[AgentTool] = field(default_factory=tuple)
+    stream_options: StreamOptions | None = None
+    max_turns: int | None = None
+    get_steering_messages: SteeringFn | None = None
+    get_follow_up_messages: SteeringFn | None = None
+    prepare_request: PrepareRequestFn | None = None
+    finish_turn: FinishTurnFn | None = None
+
+
+class _LoopEvent(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+
+class MessageStartEvent(_LoopEvent):
+    type: Literal["message_start"] = "message_start"
+    message: Message
+
+
+class MessageUpdateEvent(_LoopEvent):
+    type: Literal["message_update"] = "message_update"
+    message: AssistantMessage
+    assistant_message_event: AssistantMessageEvent
+
+
+class MessageEndEvent(_LoopEvent):
+    type: Literal["message_end"] = "message_end"
+    message: Message
+
+
+class ToolExecutionStartEvent(_LoopEvent):
+    type: Literal["tool_execution_start"] = "tool_execution_start"
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any]
+
+
+class ToolExecutionEndEvent(_LoopEvent):
+    type: Literal["tool_execution_end"] = "tool_execution_end"
+    tool_call_id: str
+    tool_name: str
+    result: ToolResultMessage
+    is_error: bool
+
+
+LoopEvent = Union[
+    MessageStartEvent, MessageUpdateEvent, MessageEndEvent, ToolExecutionStartEvent, ToolExecutionEndEvent
+]
+EventListener = Callable[[LoopEvent], Awaitable[None] | None]

@@ -1,0 +1,68 @@
+"""The model boundary: models, request context, stream events and the event stream."""
+
+from jupyter_agent.model.event_stream import (
+    STREAM_ENDED_WITHOUT_RESULT,
+    AssistantMessageEventStream,
+    StreamEndedWithoutResult,
+    StreamFn,
+    start_producer,
+)
+from jupyter_agent.model.events import (
+    AssistantMessageEvent,
+    DoneEvent,
+    ErrorEvent,
+    StartEvent,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ThinkingStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
+from jupyter_agent.model.transform import transform_messages, transform_with_origins
+from jupyter_agent.model.types import (
+    Context,
+    HistorySource,
+    Model,
+    ModelCost,
+    ModelInputMetadata,
+    ModelInputSource,
+    StreamOptions,
+    ToolRepairSource,
+    ToolSpec,
+)
+
+__all__ = [
+    "STREAM_ENDED_WITHOUT_RESULT",
+    "AssistantMessageEvent",
+    "AssistantMessageEventStream",
+    "Context",
+    "DoneEvent",
+    "ErrorEvent",
+    "HistorySource",
+    "Model",
+    "ModelCost",
+    "ModelInputMetadata",
+    "ModelInputSource",
+    "StartEvent",
+    "StreamEndedWithoutResult",
+    "StreamFn",
+    "StreamOptions",
+    "TextDeltaEvent",
+    "TextEndEvent",
+    "TextStartEvent",
+    "ThinkingDeltaEvent",
+    "ThinkingEndEvent",
+    "ThinkingStartEvent",
+    "ToolCallDeltaEvent",
+    "ToolCallEndEvent",
+    "ToolCallStartEvent",
+    "ToolRepairSource",
+    "ToolSpec",
+    "start_producer",
+    "transform_messages",
+    "transform_with_origins",
+]

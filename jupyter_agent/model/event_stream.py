@@ -1,0 +1,154 @@
+"""``AssistantMessageEventStream``: a push queue of stream events with an async iterator.
+
+A producer (a provider adapter, the scripted model) pushes events; the loop iterates them and
+then reads ``result()`` — the final message of the same request, never a second request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Awaitable, Callable, Protocol, Union
+
+from jupyter_agent.messages import AssistantMessage
+from jupyter_agent.model.events import FINAL_EVENT_TYPES, AssistantMessageEvent
+from jupyter_agent.model.types import Context, Model, ModelInputMetadata, StreamOptions
+
+STREAM_ENDED_WITHOUT_RESULT = "Model stream ended without a final response"
+
+
+class StreamEndedWithoutResult(RuntimeError):
+    pass
+
+
+class AssistantMessageEventStream:
+    def __init__(self) -> None:
+        self._events: deque = deque()
+        self._ended = False
+        self._result: AssistantMessage | None = None
+        self._waiters: list[asyncio.Future] = []
+        self._close_callbacks: list[Callable[[], None]] = []
+        self.closed = False
+
+    # -- producer side ------------------------------------------------------------------------
+    def push(self, event: AssistantMessageEvent) -> None:
+        # Events after the end are ignored: a producer racing a close must not resurrect it.
+        if self._ended:
+            return
+        self._events.append(event)
+        if event.type in FINAL_EVENT_TYPES:
+            self._result = event.message if event.type == "done" else event.error
+            self._ended = True
+        self._wake()
+
+    def end(self, result: AssistantMessage | None = None) -> None:
+        if self._ended:
+            return
+        if result is not None:
+            self._result = result
+        self._ended = True
+        self._wake()
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Called once when the consumer closes the stream early (cancel, failure)."""
+        if self.closed:
+            callback()
+        else:
+            self._close_callbacks.append(callback)
+
+    # -- consumer side ------------------------------------------------------------------------
+    def __aiter__(self) -> "AssistantMessageEventStream":
+        return self
+
+    async def __anext__(self) -> AssistantMessageEvent:
+        while not self._events:
+            if self._ended or self.closed:
+                raise StopAsyncIteration
+            await self._wait()
+        return self._events.popleft()
+
+    async def result(self) -> AssistantMessage:
+        while not self._ended:
+            await self._wait()
+        if self._result is None:
+            raise StreamEndedWithoutResult(STREAM_ENDED_WITHOUT_RESULT)
+        return self._result
+
+    async def aclose(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        callbacks, self._close_callbacks = self._close_callbacks, []
+        for callback in callbacks:
+            callback()
+        self._wake()
+
+    # -- internals ----------------------------------------------------------------------------
+    async def _wait(self) -> None:
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+
+    def _wake(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+
+def start_producer(
+    produce: Callable[[AssistantMessageEventStream], Awaitable[None]],
+    on_crash: Callable[[BaseException], AssistantMessage] | None = None,
+) -> AssistantMessageEventStream:
+    """Runs ``produce(stream)`` as a task; closing the stream cancels it.
+
+    A producer that crashes without a final event ends the stream with an error message, so a
+    consumer never waits forever.
+    """
+    stream = AssistantMessageEventStream()
+
+    async def runner() -> None:
+        try:
+            await produce(stream)
+        except asyncio.CancelledError:
+            if not stream.ended:
+                stream.end(AssistantMessage(stop_reason="aborted", error_message="Request aborted"))
+            raise
+        except Exception as exc:  # noqa: BLE001 - turned into an error result for the consumer
+            message = on_crash(exc) if on_crash else AssistantMessage(
+                stop_reason="error", error_message=f"{type(exc).__name__}: {exc}"
+            )
+            from jupyter_agent.model.events import ErrorEvent
+
+            stream.push(ErrorEvent(reason="error", error=message))
+        finally:
+            if not stream.ended:
+                stream.end()
+
+    task = asyncio.get_running_loop().create_task(runner())
+    _PRODUCERS.add(task)
+    task.add_done_callback(_PRODUCERS.discard)
+    stream.on_close(task.cancel)
+    return stream
+
+
+# Strong references: asyncio keeps only weak references to tasks.
+_PRODUCERS: set[asyncio.Task] = set()
+
+
+class StreamFn(Protocol):
+    def __call__(
+        self,
+        model: Model,
+        context: Context,
+        options: StreamOptions | None = None,
+        metadata: ModelInputMetadata | None = None,
+    ) -> Union[AssistantMessageEventStream, Awaitable[AssistantMessageEventStream]]: ...

@@ -1,0 +1,132 @@
+"""``transform_messages``: replay one model's history to another model.
+
+``transform_with_origins`` does the work and remembers where each output message came from;
+the loop turns those origins into ``ModelInputMetadata``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jupyter_agent.messages import (
+    AssistantMessage,
+    ImageContent,
+    Message,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from jupyter_agent.model.types import HistorySource, Model, ModelInputSource, ToolRepairSource
+
+IMAGE_OMITTED = "(image omitted: model does not support images)"
+TOOL_IMAGE_OMITTED = "(tool image omitted: model does not support images)"
+NO_RESULT_PROVIDED = "No result provided"
+
+_UNSAFE_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def normalize_tool_call_id(tool_call_id: str, model: Model) -> str:
+    """The id as the target provider accepts it (Anthropic: 64 safe chars; OpenAI: 40)."""
+    if model.provider == "anthropic":
+        return _UNSAFE_ID_CHARS.sub("_", tool_call_id)[:64] or "call"
+    # OpenAI-style ids may carry "call|item" pairs from the responses API: keep the call part.
+    return _UNSAFE_ID_CHARS.sub("_", tool_call_id.split("|", 1)[0])[:40] or "call"
+
+
+def transform_messages(messages: list[Message], model: Model) -> list[Message]:
+    return [message for message, _ in transform_with_origins(messages, model)]
+
+
+def transform_with_origins(
+    messages: list[Message], model: Model
+) -> list[tuple[Message, ModelInputSource]]:
+    output: list[tuple[Message, ModelInputSource]] = []
+    renamed_ids: dict[str, str] = {}
+    pending: dict[str, str] = {}  # call id -> tool name, for the last kept assistant
+    pending_owner = -1
+
+    def repair_pending() -> None:
+        for call_id, tool_name in pending.items():
+            synthetic = ToolResultMessage(
+                tool_call_id=call_id,
+                tool_name=tool_name,
+                content=[TextContent(text=NO_RESULT_PROVIDED)],
+                is_error=True,
+            )
+            output.append((synthetic, ToolRepairSource(message_index=pending_owner, tool_call_id=call_id)))
+        pending.clear()
+
+    for index, original in enumerate(messages):
+        source = HistorySource(message_index=index)
+        if isinstance(original, AssistantMessage):
+            if original.stop_reason in ("error", "aborted"):
+                continue
+            repair_pending()
+            adapted = _adapt_assistant(original, model, renamed_ids)
+            pending.update({call.id: call.name for call in adapted.tool_calls})
+            pending_owner = index
+            output.append((adapted, source))
+        elif isinstance(original, ToolResultMessage):
+            adapted = _adapt_tool_result(original, model, renamed_ids)
+            pending.pop(adapted.tool_call_id, None)
+            output.append((adapted, source))
+        else:
+            repair_pending()
+            output.append((_adapt_user(original, model), source))
+    repair_pending()
+    return output
+
+
+def _adapt_assistant(message: AssistantMessage, model: Model, renamed_ids: dict[str, str]) -> AssistantMessage:
+    same_model = (message.provider, message.api, message.model) == (model.provider, model.api, model.id)
+    blocks = []
+    for block in message.content:
+        if isinstance(block, ThinkingContent):
+            if block.redacted:
+                if same_model:
+                    blocks.append(block.model_copy(deep=True))
+                continue
+            if same_model and block.thinking_signature:
+                blocks.append(block.model_copy(deep=True))
+            elif not block.thinking.strip():
+                continue
+            elif same_model:
+                blocks.append(block.model_copy(deep=True))
+            else:
+                blocks.append(TextContent(text=block.thinking))
+        elif isinstance(block, TextContent):
+            blocks.append(block.model_copy(deep=True) if same_model else TextContent(text=block.text))
+        else:
+            new_id = normalize_tool_call_id(block.id, model)
+            if new_id != block.id:
+                renamed_ids[block.id] = new_id
+            blocks.append(ToolCall(id=new_id, name=block.name, arguments=dict(block.arguments)))
+    return message.model_copy(update={"content": blocks}, deep=True)
+
+
+def _adapt_tool_result(message: ToolResultMessage, model: Model, renamed_ids: dict[str, str]) -> ToolResultMessage:
+    update: dict = {"tool_call_id": renamed_ids.get(message.tool_call_id, message.tool_call_id)}
+    if not model.accepts_images:
+        update["content"] = _downgrade_images(message.content, TOOL_IMAGE_OMITTED)
+    return message.model_copy(update=update, deep=True)
+
+
+def _adapt_user(message: UserMessage, model: Model) -> UserMessage:
+    if isinstance(message.content, str) or model.accepts_images:
+        return message.model_copy(deep=True)
+    return message.model_copy(update={"content": _downgrade_images(message.content, IMAGE_OMITTED)}, deep=True)
+
+
+def _downgrade_images(blocks: list, placeholder: str) -> list:
+    result: list = []
+    for block in blocks:
+        if isinstance(block, ImageContent):
+            # Several images in a row collapse into one placeholder.
+            if result and isinstance(result[-1], TextContent) and result[-1].text == placeholder:
+                continue
+            result.append(TextContent(text=placeholder))
+        else:
+            result.append(block.model_copy(deep=True))
+    return result

@@ -1,0 +1,1 @@
+"""Test doubles that are part of the product: the scripted model and the fake provider."""
