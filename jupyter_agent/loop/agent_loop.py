@@ -11,7 +11,7 @@ import asyncio
 import inspect
 from typing import Any
 
-from jupyter_agent.messages import AssistantMessage, Message, ToolCall, UserContent, UserMessage
+from jupyter_agent.messages import AssistantMessage, Message, ToolCall, UserContent, UserMessage, copy_json, copy_message
 from jupyter_agent.model import Context
 from jupyter_agent.loop.abort import AbortController, AbortSignal, RunCancelled
 from jupyter_agent.loop.events import Emitter
@@ -77,18 +77,18 @@ async def run_agent_loop(
         decision = await _call(options.finish_turn, signal, snapshot_turn(message, history))
         if decision == "end" or (isinstance(decision, TurnDecision) and decision.end):
             _replace_history(decision, history)
-            return message
+            return copy_message(message)
         _replace_history(decision, history)
         has_calls = bool(message.tool_calls)
         if options.max_turns is not None and turns >= options.max_turns:
             # The budget wins: no queued input is consumed; unfinished tool work is refused.
             if has_calls:
                 raise AgentLoopError(turns_exhausted(options.max_turns))
-            return message
+            return copy_message(message)
         if await _deliver(options.get_steering_messages, history, emit, signal, options) or has_calls:
             continue
         if not await _deliver(options.get_follow_up_messages, history, emit, signal, options):
-            return message
+            return copy_message(message)
 
 
 def _reject_stop_reason(message: AssistantMessage) -> None:
@@ -101,7 +101,7 @@ def _reject_stop_reason(message: AssistantMessage) -> None:
 async def _run_tool_batch(calls: list[ToolCall], settings: TurnSettings, history: list[Message], emit: Emitter, signal: AbortSignal) -> None:
     for call in calls:
         signal.throw_if_aborted()
-        await emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=dict(call.arguments)))
+        await emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=copy_json(call.arguments)))
         result = await execute_tool(call, settings.tools_by_name, signal)
         # History first: a failing listener must not leave the call unanswered.
         history.append(result)

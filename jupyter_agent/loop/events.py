@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from jupyter_agent.messages import Message, copy_message, fast_copy_assistant
+from jupyter_agent.messages import Message, copy_message
 from jupyter_agent.loop.types import EventListener, LoopEvent, MessageUpdateEvent
 
 
@@ -30,11 +30,6 @@ class Emitter:
     async def update(self, stream_event) -> None:
         if self._listener is None:
             return
-        # One copy of the partial serves both the loop event and the carried stream event.
-        snapshot = fast_copy_assistant(stream_event.partial)
-        carried = stream_event.model_copy(update={"partial": snapshot})
-        if stream_event.type == "tool_call_end":
-            carried.tool_call = stream_event.tool_call.model_copy(deep=True)
-        await self(MessageUpdateEvent.model_construct(
-            type="message_update", message=snapshot, assistant_message_event=carried
-        ))
+        # No copy here: a stream event's partial is a snapshot made for that event alone, owned
+        # by its consumer (the StreamFn contract). Copying again would double the per-delta cost.
+        await self(MessageUpdateEvent(stream_event.partial, stream_event))

@@ -39,6 +39,9 @@ async def stream_model_response(
     stream = obtained
     started = False
     final_seen = False
+    own_stream = isinstance(stream, AssistantMessageEventStream)
+    if own_stream:
+        signal.add_listener(stream.interrupt_waits)
     try:
         next_event = _event_reader(stream, signal)
         while True:
@@ -57,8 +60,10 @@ async def stream_model_response(
             await emit.update(event)
         if not final_seen and not _has_result(stream):
             raise AgentLoopError(STREAM_ENDED_WITHOUT_RESULT)
-        message = await abortable(stream.result(), signal)
+        message = await (stream.result() if own_stream else abortable(stream.result(), signal))
     finally:
+        if own_stream:
+            signal.remove_listener(stream.interrupt_waits)
         close = getattr(stream, "aclose", None)
         if close is not None:
             await close()
@@ -74,14 +79,15 @@ def _has_result(stream: object) -> bool:
 
 def _event_reader(stream: object, signal: AbortSignal) -> Callable[[], Awaitable[object]]:
     iterator = stream.__aiter__()
-    fast = isinstance(iterator, AssistantMessageEventStream)
+    # Our own stream is interrupted by the signal directly (see interrupt_waits); any other
+    # async iterator gets a cancellable wait per event.
+    own = isinstance(iterator, AssistantMessageEventStream)
 
     async def read() -> object:
-        # Buffered events need no cancellable wait: the per-event cost of the loop stays small.
-        if fast and iterator._events:
-            signal.throw_if_aborted()
-            return iterator._events.popleft()
         try:
+            if own:
+                signal.throw_if_aborted()
+                return await iterator.__anext__()
             return await abortable(iterator.__anext__(), signal)
         except StopAsyncIteration:
             return _NOTHING

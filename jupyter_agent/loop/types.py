@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Literal, Sequence, Union
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
 from jupyter_agent.messages import (
     AssistantMessage,
@@ -107,39 +107,42 @@ class AgentLoopOptions:
     finish_turn: FinishTurnFn | None = None
 
 
-class _LoopEvent(BaseModel):
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-
-class MessageStartEvent(_LoopEvent):
-    type: Literal["message_start"] = "message_start"
+# Loop events are plain dataclasses: one is built per streamed delta, so construction is on
+# the hot path, and their payloads are already copies made for the listener.
+@dataclass(slots=True)
+class MessageStartEvent:
     message: Message
+    type: Literal["message_start"] = "message_start"
 
 
-class MessageUpdateEvent(_LoopEvent):
-    type: Literal["message_update"] = "message_update"
+@dataclass(slots=True)
+class MessageUpdateEvent:
     message: AssistantMessage
     assistant_message_event: AssistantMessageEvent
+    type: Literal["message_update"] = "message_update"
 
 
-class MessageEndEvent(_LoopEvent):
-    type: Literal["message_end"] = "message_end"
+@dataclass(slots=True)
+class MessageEndEvent:
     message: Message
+    type: Literal["message_end"] = "message_end"
 
 
-class ToolExecutionStartEvent(_LoopEvent):
-    type: Literal["tool_execution_start"] = "tool_execution_start"
+@dataclass(slots=True)
+class ToolExecutionStartEvent:
     tool_call_id: str
     tool_name: str
     args: dict[str, Any]
+    type: Literal["tool_execution_start"] = "tool_execution_start"
 
 
-class ToolExecutionEndEvent(_LoopEvent):
-    type: Literal["tool_execution_end"] = "tool_execution_end"
+@dataclass(slots=True)
+class ToolExecutionEndEvent:
     tool_call_id: str
     tool_name: str
     result: ToolResultMessage
     is_error: bool
+    type: Literal["tool_execution_end"] = "tool_execution_end"
 
 
 LoopEvent = Union[

@@ -28,6 +28,7 @@ class AssistantMessageEventStream:
         self._result: AssistantMessage | None = None
         self._waiters: list[asyncio.Future] = []
         self._close_callbacks: list[Callable[[], None]] = []
+        self._interrupted: BaseException | None = None
         self.closed = False
 
     # -- producer side ------------------------------------------------------------------------
@@ -66,6 +67,8 @@ class AssistantMessageEventStream:
 
     async def __anext__(self) -> AssistantMessageEvent:
         while not self._events:
+            if self._interrupted is not None:
+                raise self._interrupted
             if self._ended or self.closed:
                 raise StopAsyncIteration
             await self._wait()
@@ -73,6 +76,8 @@ class AssistantMessageEventStream:
 
     async def result(self) -> AssistantMessage:
         while not self._ended:
+            if self._interrupted is not None:
+                raise self._interrupted
             await self._wait()
         if self._result is None:
             raise StreamEndedWithoutResult(STREAM_ENDED_WITHOUT_RESULT)
@@ -85,6 +90,14 @@ class AssistantMessageEventStream:
         callbacks, self._close_callbacks = self._close_callbacks, []
         for callback in callbacks:
             callback()
+        self._wake()
+
+    def interrupt_waits(self, reason: BaseException) -> None:
+        """Makes every current and later wait raise ``reason`` (an abort signal's listener).
+
+        Cheaper than wrapping each read in a cancellable wait: the consumer registers this once.
+        """
+        self._interrupted = reason
         self._wake()
 
     # -- internals ----------------------------------------------------------------------------

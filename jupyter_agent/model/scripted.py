@@ -132,7 +132,8 @@ class ScriptedModel:
         options: StreamOptions | None = None,
         metadata: ModelInputMetadata | None = None,
     ) -> AssistantMessageEventStream:
-        self.requests.append(ScriptedRequest(model, context.model_copy(deep=True), options, metadata))
+        # Recorded as given: the loop builds a fresh context (copied messages) for every request.
+        self.requests.append(ScriptedRequest(model, context, options, metadata))
         response = self._next_response(context)
         if response.final_only:
             stream = AssistantMessageEventStream()

@@ -2,6 +2,10 @@
 
 ``transform_with_origins`` does the work and remembers where each output message came from;
 the loop turns those origins into ``ModelInputMetadata``.
+
+Messages that need no change are passed through as the same objects, and changed ones are
+new objects: the input is never mutated, and a request costs O(messages) rather than a deep
+copy of the whole transcript every turn. A stream function treats its context as read-only.
 """
 
 from __future__ import annotations
@@ -59,7 +63,8 @@ def transform_with_origins(
         pending.clear()
 
     for index, original in enumerate(messages):
-        source = HistorySource(message_index=index)
+        # model_construct: validation of a plain int costs more than the rest of this loop body.
+        source = HistorySource.model_construct(message_index=index)
         if isinstance(original, AssistantMessage):
             if original.stop_reason in ("error", "aborted"):
                 continue
@@ -81,6 +86,8 @@ def transform_with_origins(
 
 def _adapt_assistant(message: AssistantMessage, model: Model, renamed_ids: dict[str, str]) -> AssistantMessage:
     same_model = (message.provider, message.api, message.model) == (model.provider, model.api, model.id)
+    if same_model and not any(_needs_change(block, model) for block in message.content):
+        return message
     blocks = []
     for block in message.content:
         if isinstance(block, ThinkingContent):
@@ -106,7 +113,19 @@ def _adapt_assistant(message: AssistantMessage, model: Model, renamed_ids: dict[
     return message.model_copy(update={"content": blocks}, deep=True)
 
 
+def _needs_change(block, model: Model) -> bool:
+    if block.type == "thinking":
+        return not block.redacted and not block.thinking_signature and not block.thinking.strip()
+    if block.type == "tool_call":
+        limit = 64 if model.provider == "anthropic" else 40
+        return len(block.id) > limit or _UNSAFE_ID_CHARS.search(block.id) is not None
+    return False
+
+
 def _adapt_tool_result(message: ToolResultMessage, model: Model, renamed_ids: dict[str, str]) -> ToolResultMessage:
+    has_images = any(isinstance(block, ImageContent) for block in message.content)
+    if message.tool_call_id not in renamed_ids and (model.accepts_images or not has_images):
+        return message
     update: dict = {"tool_call_id": renamed_ids.get(message.tool_call_id, message.tool_call_id)}
     if not model.accepts_images:
         update["content"] = _downgrade_images(message.content, TOOL_IMAGE_OMITTED)
@@ -115,7 +134,9 @@ def _adapt_tool_result(message: ToolResultMessage, model: Model, renamed_ids: di
 
 def _adapt_user(message: UserMessage, model: Model) -> UserMessage:
     if isinstance(message.content, str) or model.accepts_images:
-        return message.model_copy(deep=True)
+        return message
+    if not any(isinstance(block, ImageContent) for block in message.content):
+        return message
     return message.model_copy(update={"content": _downgrade_images(message.content, IMAGE_OMITTED)}, deep=True)
 
 

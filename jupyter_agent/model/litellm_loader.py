@@ -1,0 +1,77 @@
+"""Lazy, off-loop import of litellm: the only place that imports it.
+
+Importing litellm costs about 8 s on a small machine, so it is never imported at
+``import jupyter_agent`` time. ``preload_litellm()`` starts the import in a daemon thread (the
+notebook extension calls it at ``%load_ext``); ``litellm_module()`` waits for it from async code
+without blocking the event loop; ``litellm_module_sync()`` waits for it from plain code.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from types import ModuleType
+
+import anyio.to_thread
+
+_lock = threading.Lock()
+_thread: threading.Thread | None = None
+_module: ModuleType | None = None
+_failure: BaseException | None = None
+
+
+def preload_litellm() -> None:
+    """Starts importing litellm in a background daemon thread; calling it again does nothing."""
+    global _thread
+    with _lock:
+        if _thread is not None or _module is not None:
+            return
+        _thread = threading.Thread(target=_import, name="litellm-preload", daemon=True)
+        _thread.start()
+
+
+def _import() -> None:
+    global _module, _failure
+    # Without this, importing litellm makes a synchronous fetch of the remote price map (5 s
+    # timeout) and retries in the background with WARNINGs; a user's explicit setting wins.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+
+        # Otherwise cost lookups of unmapped models print "Provider List: ..." into the cell.
+        litellm.suppress_debug_info = True
+        _module = litellm
+    except BaseException as error:  # noqa: BLE001 - re-raised to every caller that waits
+        _failure = error
+
+
+def _ready() -> ModuleType:
+    if _failure is not None:
+        raise ImportError(f"litellm could not be imported: {_failure}") from _failure
+    assert _module is not None
+    return _module
+
+
+def litellm_module_sync() -> ModuleType:
+    """The litellm module, importing it (in this thread's time) if it is not loaded yet."""
+    if _module is not None:
+        return _module
+    preload_litellm()
+    assert _thread is not None
+    _thread.join()
+    return _ready()
+
+
+async def litellm_module() -> ModuleType:
+    """The litellm module; while the import runs, waits in a worker thread so the loop stays free."""
+    if _module is not None:
+        return _module
+    preload_litellm()
+    assert _thread is not None
+    # abandon_on_cancel: an abort during the import must not wait for the import to finish.
+    await anyio.to_thread.run_sync(_thread.join, abandon_on_cancel=True)
+    return _ready()
+
+
+def is_litellm_loaded() -> bool:
+    return _module is not None

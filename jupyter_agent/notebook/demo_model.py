@@ -1,0 +1,135 @@
+"""The offline demo model: a scripted stand-in for an LLM, so the quick-start runs anywhere.
+
+It behaves like a small careful agent: it looks at the kernel's ``variables``, runs one short
+``python`` snippet (which asks for approval in ``ask`` mode), then answers in Markdown, always
+saying that it is the offline demo. Replies are derived from the conversation, never random.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jupyter_agent.messages import ToolResultMessage, UserMessage
+from jupyter_agent.model import Context, Model, StreamFn
+from jupyter_agent.model.scripted import ScriptedModel, ScriptedResponse, call, reply, tool_calls
+
+DEMO_MODEL_ID = "offline-demo"
+BANNER = "**Offline demo model** (no LLM connected: these steps are scripted)."
+HOW_TO_CONNECT = (
+    "To use a real model, set a provider key such as `OPENAI_API_KEY` or `ANTHROPIC_API_KEY` in the "
+    "kernel's environment, or run `%config AgentMagics.model = \"ollama_chat/llama3.2\"`, then run the cell again."
+)
+# Pace of the stream: fast enough not to bore, slow enough to see it stream.
+CHUNK_SIZE = 6
+CHUNK_DELAY = 0.012
+_OUTPUT_LINES = 12  # the demo quotes this much of the snippet's output
+_CSV = re.compile(r"[\w./-]+\.csv\b")
+_DATAFRAME = re.compile(r"^\s*[-*]?\s*`?(\w+)`?\s*[:|(-].*DataFrame", re.MULTILINE)
+
+
+def demo_model() -> Model:
+    return Model(id=DEMO_MODEL_ID, name="offline demo", provider="demo", context_window=32_000, max_tokens=4_096)
+
+
+def demo_stream_fn() -> StreamFn:
+    scripted = ScriptedModel(chunk_size=CHUNK_SIZE, delay=CHUNK_DELAY, provider="demo")
+
+    def stream(model, context, options=None, metadata=None):
+        scripted.queue(respond(context))
+        return scripted(model, context, options, metadata)
+
+    return stream
+
+
+def respond(context: Context) -> ScriptedResponse:
+    messages = context.messages
+    tools = {tool.name for tool in context.tools}
+    prompt_index = _last_index(messages, UserMessage)
+    prompt = _text(messages[prompt_index]) if prompt_index is not None else ""
+    turn = messages[prompt_index + 1:] if prompt_index is not None else []
+    results = [m for m in turn if isinstance(m, ToolResultMessage)]
+    before = messages[prompt_index - 1] if prompt_index else None
+    if isinstance(before, ToolResultMessage) and not before.is_error and not turn:
+        return _acknowledge(prompt)  # a steer: it arrived right after a tool ran, mid-run
+    if not results and "variables" in tools:
+        return tool_calls(call("variables", {}), text="Let me first look at what is in your kernel.")
+    if "python" in tools and not any(r.tool_name == "python" for r in results):
+        variables = next((_text(r) for r in results if r.tool_name == "variables"), "")
+        code, why = snippet(prompt, variables)
+        return tool_calls(call("python", {"code": code}), text=why)
+    return reply(_answer(prompt, results))
+
+
+def snippet(prompt: str, variables: str) -> tuple[str, str]:
+    """A short, harmless piece of code that fits the request."""
+    csv = _CSV.search(prompt)
+    frames = _DATAFRAME.findall(variables)
+    if csv:
+        return (
+            f"import pandas as pd\ndf = pd.read_csv({csv.group(0)!r})\nprint(df.shape)\ndf.describe()",
+            f"Now I'll load `{csv.group(0)}` into `df` and summarise it.",
+        )
+    if frames:
+        return f"{frames[0]}.describe()", f"You have a DataFrame `{frames[0]}`; here is a quick summary."
+    if re.search(r"\b(plot|chart|graph|figure)\b", prompt, re.IGNORECASE):
+        return (
+            "import numpy as np\nimport matplotlib.pyplot as plt\n"
+            "x = np.linspace(0, 2 * np.pi, 200)\nplt.plot(x, np.sin(x), label='sin')\n"
+            "plt.plot(x, np.cos(x), label='cos')\nplt.legend()\nplt.title('A demo plot')\nplt.show()",
+            "I'll draw a small demo plot in your kernel.",
+        )
+    return (
+        "import platform, sys\n"
+        "names = sorted(n for n in globals() if not n.startswith('_') and n not in ('In', 'Out', 'exit', 'quit', 'get_ipython'))\n"
+        "print(f'Python {platform.python_version()} on {sys.platform}')\n"
+        "print(f'{len(names)} user variables: {names[:10]}')",
+        "Next, a tiny snippet to check the Python version and your variables.",
+    )
+
+
+def _answer(prompt: str, results: list[ToolResultMessage]) -> str:
+    lines = [BANNER, "", f"You asked: *{_one_line(prompt)}*", ""]
+    for result in results:
+        body = _quote(_text(result))
+        if result.tool_name == "variables":
+            lines.append("1. I listed your variables with the `variables` tool" + (":" if body else " (there are none yet)."))
+        elif result.is_error and "denied" in _text(result).lower():
+            lines.append("2. You declined the `python` snippet, so I did not run anything.")
+            body = ""
+        else:
+            lines.append(f"2. I ran a snippet with the `{result.tool_name}` tool" + (" and got:" if body else "."))
+        if body:
+            lines += ["", "```text", body, "```", ""]
+    lines += ["", "A real model would now reason about these results and keep going.", "", HOW_TO_CONNECT]
+    return "\n".join(lines)
+
+
+def _acknowledge(message: str) -> ScriptedResponse:
+    return reply(f"{BANNER}\n\nI received your message at the next step: *{_one_line(message)}*.\n\n{HOW_TO_CONNECT}")
+
+
+def _last_index(messages: list, kind: type) -> int | None:
+    for index in range(len(messages) - 1, -1, -1):
+        if isinstance(messages[index], kind):
+            return index
+    return None
+
+
+def _text(message) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "\n".join(block.text for block in content if getattr(block, "type", None) == "text")
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _quote(text: str) -> str:
+    lines = text.strip().splitlines()
+    kept = lines[:_OUTPUT_LINES]
+    if len(lines) > _OUTPUT_LINES:
+        kept.append(f"… ({len(lines) - _OUTPUT_LINES} more lines)")
+    return "\n".join(kept).replace("```", "ʼʼʼ")

@@ -1,0 +1,136 @@
+"""The kernel's Interrupt (■) and Ctrl-C stop agent runs without killing the kernel.
+
+ipykernel ignores SIGINT while idle and swaps in ``default_int_handler`` around each shell
+message, restoring ``kernel.saved_sigint_handler`` afterwards (measured: feasibility notes, Q3).
+While any run is active we put our handler there. On SIGINT it stops every active run:
+
+* inside a run's blocking code (the ``python`` tool executing user code on the main thread), it
+  raises ``AgentInterrupted``, an ``Exception``: a ``KeyboardInterrupt`` raised inside a task
+  escapes the event loop and kills the kernel;
+* otherwise (the loop is parked, e.g. waiting on the model) it schedules ``interrupt()`` with
+  ``call_soon_threadsafe``, which wakes the selector at once.
+
+In the foreground (terminal IPython, a blocking ``--wait`` cell) the handler is installed
+directly with ``signal.signal`` and the previous one restored afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import signal
+import threading
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from jupyter_agent.loop import RunCancelled
+
+INTERRUPTED = "Interrupted by the user"
+
+# Set in the context a run is started from; its tasks inherit it, so the handler can tell
+# whether the code it interrupted belongs to an agent run.
+_ACTIVE_RUN: contextvars.ContextVar[object | None] = contextvars.ContextVar("jupyter_agent_run", default=None)
+
+
+class AgentInterrupted(RunCancelled):
+    def __init__(self, message: str = INTERRUPTED) -> None:
+        super().__init__(message)
+
+
+class _Entry:
+    def __init__(self, stop: Callable[[], Any], loop: asyncio.AbstractEventLoop) -> None:
+        self.stop = stop
+        self.loop = loop
+
+
+class InterruptRouter:
+    """One per process: routes SIGINT to the active runs; installed only while one is active."""
+
+    def __init__(self, kernel: Any = None) -> None:
+        self.kernel = kernel
+        self._entries: dict[object, _Entry] = {}
+        self._previous: Any = None
+        self._installed = False
+
+    @property
+    def active(self) -> bool:
+        return bool(self._entries)
+
+    def bind(self, token: object) -> contextvars.Context:
+        """A context to start a run's task in: its tasks are recognised as that run's code."""
+        context = contextvars.copy_context()
+        context.run(_ACTIVE_RUN.set, token)
+        return context
+
+    @contextmanager
+    def guard(self, token: object, stop: Callable[[], Any], *, foreground: bool = False) -> Iterator[None]:
+        """While the block runs, SIGINT calls ``stop`` (thread-safely) for the run ``token``."""
+        if threading.current_thread() is not threading.main_thread():
+            yield  # signals reach only the main thread; nothing to route from here
+            return
+        self._entries[token] = _Entry(stop, asyncio.get_running_loop())
+        previous_foreground = None
+        if foreground:
+            previous_foreground = signal.signal(signal.SIGINT, self._on_sigint)
+        else:
+            self._install()
+        try:
+            yield
+        finally:
+            self._entries.pop(token, None)
+            if foreground:
+                signal.signal(signal.SIGINT, previous_foreground)
+            if not self._entries:
+                self._uninstall()
+
+    def _install(self) -> None:
+        if self._installed:
+            return
+        self._installed = True
+        if self.kernel is not None and hasattr(self.kernel, "saved_sigint_handler"):
+            # Restored by ipykernel's post_handler_hook after the current (and every) shell message.
+            self._previous = self.kernel.saved_sigint_handler
+            self.kernel.saved_sigint_handler = self._on_sigint
+            if signal.getsignal(signal.SIGINT) is self._previous:
+                signal.signal(signal.SIGINT, self._on_sigint)  # started while the kernel is idle
+        else:
+            self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+
+    def _uninstall(self) -> None:
+        if not self._installed:
+            return
+        self._installed = False
+        previous, self._previous = self._previous, None
+        if self.kernel is not None and hasattr(self.kernel, "saved_sigint_handler"):
+            if self.kernel.saved_sigint_handler == self._on_sigint:
+                self.kernel.saved_sigint_handler = previous
+        if signal.getsignal(signal.SIGINT) == self._on_sigint:
+            # Otherwise a cell is executing with its own handler; the kernel restores `previous`.
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_IGN)
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        entries = list(self._entries.values())
+        for entry in entries:
+            entry.loop.call_soon_threadsafe(entry.stop)
+        token = _ACTIVE_RUN.get()
+        if token in self._entries and _in_task(self._entries[token].loop):
+            raise AgentInterrupted()
+
+
+def _in_task(loop: asyncio.AbstractEventLoop) -> bool:
+    # No current task means the loop is parked in its selector: raising there would escape
+    # run_forever and end the kernel.
+    try:
+        return asyncio.current_task(loop) is not None
+    except RuntimeError:
+        return False
+
+
+_ROUTER: InterruptRouter | None = None
+
+
+def interrupt_router(shell: Any = None) -> InterruptRouter:
+    global _ROUTER
+    if _ROUTER is None:
+        _ROUTER = InterruptRouter(getattr(shell, "kernel", None))
+    return _ROUTER

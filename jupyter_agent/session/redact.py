@@ -1,0 +1,114 @@
+"""Secrets never reach the session file.
+
+Every line is redacted just before it is written: the values of environment variables whose
+names look secret (``*_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``) and any secret handed to
+``add`` (an ``api_key`` from the request options) become ``[redacted:NAME]`` wherever they occur,
+message content included. Request options lose ``api_key``, headers and secret-looking keys
+before they are recorded at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from typing import Any
+
+SECRET_NAME = re.compile(r"(_KEY|_TOKEN|_SECRET)$|PASSWORD", re.IGNORECASE)
+# Option keys that carry credentials even though their names do not end like a secret.
+SECRET_OPTION_KEYS = frozenset(
+    {"api_key", "key", "token", "secret", "authorization", "headers", "extra_headers", "cookie", "cookies"}
+)
+# Shorter values ("1", "true", "dev") are settings, not credentials, and replacing them
+# everywhere would turn ordinary text into noise.
+MIN_SECRET_LENGTH = 6
+
+
+def looks_secret(name: str) -> bool:
+    return bool(SECRET_NAME.search(name)) or name.lower() in SECRET_OPTION_KEYS
+
+
+class Redactor:
+    """Replaces known secret values in text; reads the environment afresh for every line."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None):
+        self._environ = os.environ if environ is None else environ
+        self._extra: dict[str, str] = {}  # value -> name
+
+    def add(self, name: str, value: str) -> None:
+        if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
+            self._extra[value] = name
+
+    def secrets(self) -> dict[str, str]:
+        """value -> name of every secret known now (the environment can change during a session)."""
+        found = {
+            value: name
+            for name, value in self._environ.items()
+            if len(value) >= MIN_SECRET_LENGTH and SECRET_NAME.search(name)
+        }
+        found.update(self._extra)
+        return found
+
+    def redact(self, text: str) -> str:
+        # Longest first, so a secret containing another is replaced whole.
+        for value, name in sorted(self.secrets().items(), key=lambda item: -len(item[0])):
+            for form in _forms(value):
+                if form in text:
+                    text = text.replace(form, f"[redacted:{name}]")
+        return text
+
+
+def _forms(value: str) -> tuple[str, ...]:
+    # In a JSON line a value with quotes, backslashes or control characters appears escaped.
+    escaped = json.dumps(value, ensure_ascii=False)[1:-1]
+    return (value,) if escaped == value else (escaped, value)
+
+
+def scrub_options(options: Any, redactor: Redactor | None = None) -> dict[str, Any]:
+    """Request options without credentials; each removed secret is registered with ``redactor``."""
+    if options is None:
+        return {}
+    if hasattr(options, "model_dump"):
+        options = options.model_dump(mode="json", exclude_none=True)
+    if not isinstance(options, Mapping):
+        raise TypeError(f"request options must be a mapping or a pydantic model, not {type(options).__name__}")
+    return _scrub(options, redactor)
+
+
+def _scrub(mapping: Mapping, redactor: Redactor | None) -> dict[str, Any]:
+    clean: dict[str, Any] = {}
+    for key, value in mapping.items():
+        key = str(key)
+        if looks_secret(key):
+            _register(key, value, redactor)
+        else:
+            clean[key] = _plain(value, redactor)
+    return clean
+
+
+def _register(name: str, value: Any, redactor: Redactor | None) -> None:
+    if redactor is None:
+        return
+    if isinstance(value, str):
+        redactor.add(name, value)
+        # "Bearer sk-…": the token alone can show up elsewhere too.
+        scheme, _, token = value.partition(" ")
+        if token and scheme.lower() in ("bearer", "basic", "token"):
+            redactor.add(name, token)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            _register(str(key), item, redactor)
+
+
+def _plain(value: Any, redactor: Redactor | None) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Mapping):
+        return _scrub(value, redactor)
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, redactor) for item in value]
+    return repr(value)
+
+
+__all__ = ["MIN_SECRET_LENGTH", "Redactor", "looks_secret", "scrub_options"]

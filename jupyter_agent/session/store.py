@@ -1,0 +1,270 @@
+"""``SessionStore``: one append-only JSONL session file, its active branch and its usage.
+
+The file is ``<notebook stem>.agent/<session>.jsonl`` (see ``catalog.session_path``); the store
+itself knows only its path. Loading reads the file once; afterwards every write appends one line
+per record and updates the in-memory index, so an append never re-reads the file.
+"""
+
+from __future__ import annotations
+
+import weakref
+from pathlib import Path
+from typing import Any
+
+from jupyter_agent.messages import AssistantMessage, Message, ToolResultMessage, UserMessage, copy_message
+from jupyter_agent.session.branch import SessionIndex, SessionUsage
+from jupyter_agent.session.journal import JournalContents, JournalWriter, LoadProblem, read_journal
+from jupyter_agent.session.lock import SessionLock
+from jupyter_agent.session.records import (
+    BranchRecord,
+    CompactionRecord,
+    ForkOrigin,
+    LabelRecord,
+    MessageRecord,
+    Record,
+    RequestRecord,
+    SessionHeader,
+    UsageRecord,
+    new_record_id,
+)
+from jupyter_agent.session.redact import Redactor, scrub_options
+
+_MESSAGE_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)
+
+
+class SessionStore:
+    """Read the session at ``path`` and append to it; ``read_only`` stores never take the lock.
+
+    A writable store locks the file when it opens an existing one (or at its first write), so a
+    second writer fails early with ``SessionLockedError``. The lists returned by ``messages()``
+    and ``history()`` are new, the messages in them are the store's own: copy before mutating.
+    """
+
+    def __init__(self, path: str | Path, *, read_only: bool = False, redactor: Redactor | None = None):
+        self.path = Path(path).absolute()
+        self.read_only = read_only
+        self._redactor = redactor or Redactor()
+        self._lock = SessionLock(self.path)
+        self._writers: list[JournalWriter] = []
+        self._closed = False
+        # Releases the lock and the descriptor of a store that is dropped without close().
+        self._finalizer = weakref.finalize(self, _release, self._lock, self._writers)
+        if not read_only and self.path.exists():
+            self._lock.acquire()
+        self._load()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @property
+    def header(self) -> SessionHeader | None:
+        return self._contents.header
+
+    @property
+    def problems(self) -> list[LoadProblem]:
+        """Lines skipped when the file was loaded (torn last line, corrupt lines)."""
+        return list(self._contents.problems)
+
+    @property
+    def tip(self) -> str | None:
+        """The id of the newest record on the active branch."""
+        return self._index.branch.tip
+
+    @property
+    def model(self) -> str | None:
+        """The model of the latest request, usage record or assistant message on the branch."""
+        return self._index.branch.model
+
+    @property
+    def last_activity(self) -> int | None:
+        """Timestamp (ms) of the newest record on the branch."""
+        records = self._index.branch.records
+        return records[-1].ts if records else None
+
+    def messages(self) -> list[Message]:
+        """What the model gets: compactions applied as the runtime applied them."""
+        return [message for _, message in self._index.branch.view]
+
+    def message_ids(self) -> list[str]:
+        """Record ids aligned with ``messages()``; a summary message has its compaction's id."""
+        return [record_id for record_id, _ in self._index.branch.view]
+
+    def history(self) -> list[Message]:
+        """Every message of the branch, including those a compaction summarized."""
+        return list(self._index.branch.history)
+
+    def records(self) -> list[Record]:
+        return list(self._index.branch.records)
+
+    def usage(self) -> SessionUsage:
+        """Totals over the usage records of the active branch."""
+        total = self._index.branch.usage
+        return SessionUsage(**vars(total))
+
+    def labels(self) -> dict[str, str]:
+        """label -> record id, for the labels on the active branch."""
+        return dict(self._index.branch.labels)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def append(self, message: Message) -> str:
+        if not isinstance(message, _MESSAGE_TYPES):
+            raise TypeError(f"append() takes a UserMessage, AssistantMessage or ToolResultMessage, not {type(message).__name__}")
+        return self._append(MessageRecord, message=copy_message(message))
+
+    def record_compaction(self, summary: str, first_kept_id: str) -> str:
+        if first_kept_id not in self._index.branch.position:
+            raise ValueError(f"record {first_kept_id!r} is not on the active branch of {self.path}")
+        return self._append(CompactionRecord, summary=summary, first_kept_id=first_kept_id)
+
+    def record_usage(self, step_usage: Any, *, model: Any = None, step: int | None = None) -> str:
+        """One step's usage: an object or mapping with the runtime's ``RunUsage`` fields."""
+        return self._append(UsageRecord, step=step, model=_model_name(model), **_usage_fields(step_usage))
+
+    def record_request(self, model: Any, options: Any = None) -> str:
+        """The model name and non-secret settings; ``api_key`` and headers are never written."""
+        settings = scrub_options(options, self._redactor)
+        return self._append(RequestRecord, model=_model_name(model) or "", options=settings)
+
+    def label(self, label: str, at: str | None = None) -> str:
+        """Names record ``at`` (default: the tip), e.g. to fork from it later."""
+        return self._append(LabelRecord, target_id=self._existing(at), label=label)
+
+    def branch(self, at: str) -> str:
+        """Makes the branch ending at record ``at`` active again; later appends continue from it."""
+        return self._write([BranchRecord(id=self._new_id(), parent_id=self._existing(at), at=at)])
+
+    def fork(self, path: str | Path, at: str | None = None) -> "SessionStore":
+        """A new session file holding the branch up to record ``at`` (included; default: the tip)."""
+        at = self._existing(at)
+        forked = SessionStore(path, redactor=self._redactor)
+        if forked._index.in_file:
+            forked.close()
+            raise FileExistsError(f"cannot fork {self.path} into {forked.path}: it already holds a session")
+        shared = self._index.path_to(at)
+        origin = ForkOrigin(path=str(self.path), at=at)
+        branch = BranchRecord(id=forked._new_id(shared), parent_id=at, at=at, source=str(self.path))
+        forked._write([*shared, branch], header=SessionHeader(forked_from=origin))
+        forked.sync()
+        return forked
+
+    def sync(self) -> None:
+        """Makes everything written so far durable (fsync); called at every turn boundary."""
+        if self._writer is not None:
+            self._writer.sync()
+
+    def turn_boundary(self) -> None:
+        self.sync()
+
+    def close(self) -> None:
+        self._closed = True
+        self._finalizer()
+
+    @property
+    def _writer(self) -> JournalWriter | None:
+        return self._writers[0] if self._writers else None
+
+    def recorder(self, **options: Any):
+        """A ``SessionRecorder`` for a run continuing from ``messages()`` (pass those as its prior transcript)."""
+        from jupyter_agent.session.recorder import SessionRecorder
+
+        return SessionRecorder(self, prior_ids=self.message_ids(), **options)
+
+    def snapshots(self):
+        """The undo snapshots kept beside this session (``<session>.snapshots/``)."""
+        from jupyter_agent.session.snapshots import SnapshotStore
+
+        return SnapshotStore(self.path.with_name(self.path.stem + ".snapshots"))
+
+    def __enter__(self) -> "SessionStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"SessionStore({str(self.path)!r}, messages={len(self._index.branch.history)})"
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        self._contents: JournalContents = read_journal(self.path)
+        self._index = SessionIndex(self._contents.records)
+        self._contents.warn(self.path)
+
+    def _append(self, record_type: type, **fields: Any) -> str:
+        return self._write([record_type(id=self._new_id(), parent_id=self.tip, **fields)])
+
+    def _new_id(self, extra: list[Record] = ()) -> str:
+        taken = self._index.by_id
+        if extra:
+            taken = set(taken) | {record.id for record in extra}
+        return new_record_id(taken)
+
+    def _existing(self, record_id: str | None) -> str:
+        if record_id is None:
+            if self.tip is None:
+                raise ValueError(f"session {self.path} has no records yet")
+            return self.tip
+        if record_id not in self._index.by_id:
+            raise ValueError(f"no record {record_id!r} in session {self.path}")
+        return record_id
+
+    def _write(self, records: list[Record], header: SessionHeader | None = None) -> str:
+        writer = self._open_writer()
+        if self._contents.header is None and not self._index.in_file:
+            self._contents.header = header or SessionHeader()
+            writer.write(self._line(self._contents.header))
+        writer.write(b"".join(self._line(record) for record in records))
+        for record in records:
+            self._index.add(record)
+        return records[-1].id
+
+    def _line(self, record: Record | SessionHeader) -> bytes:
+        return (self._redactor.redact(record.model_dump_json()) + "\n").encode()
+
+    def _open_writer(self) -> JournalWriter:
+        if self._writer is not None:
+            return self._writer
+        if self.read_only:
+            raise PermissionError(f"session {self.path} was opened read-only")
+        if self._closed:
+            raise ValueError(f"session {self.path} is closed")
+        if not self._lock.held:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock.acquire()
+            if self.path.exists():
+                self._load()  # another writer created the file after we looked and let go
+        self._writers.append(JournalWriter(self.path, self._contents))
+        return self._writers[0]
+
+
+def _release(lock: SessionLock, writers: list[JournalWriter]) -> None:
+    for writer in writers:
+        writer.close()
+    lock.release()
+
+
+def _model_name(model: Any) -> str | None:
+    if model is None or isinstance(model, str):
+        return model
+    return getattr(model, "id", None) or str(model)
+
+
+_USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "spend_usd")
+# A messages.Usage (per response) names the same quantities differently.
+_USAGE_ALIASES = {"input": "input_tokens", "output": "output_tokens", "cache_read": "cache_read_tokens",
+                  "cache_write": "cache_write_tokens"}
+
+
+def _usage_fields(step_usage: Any) -> dict[str, Any]:
+    if hasattr(step_usage, "model_dump"):
+        step_usage = step_usage.model_dump()
+    elif not isinstance(step_usage, dict):
+        step_usage = {name: getattr(step_usage, name) for name in _USAGE_FIELDS if hasattr(step_usage, name)}
+    fields = {_USAGE_ALIASES.get(key, key): value for key, value in step_usage.items()}
+    if "spend_usd" not in fields and isinstance(fields.get("cost"), dict):
+        fields["spend_usd"] = fields["cost"].get("total", 0.0)
+    return {name: fields[name] for name in _USAGE_FIELDS if fields.get(name) is not None}
+
+
+__all__ = ["SessionStore"]

@@ -1,0 +1,106 @@
+from jupyter_agent.messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from jupyter_agent.model import HistorySource, Model, ToolRepairSource, transform_messages, transform_with_origins
+from jupyter_agent.model.transform import IMAGE_OMITTED, NO_RESULT_PROVIDED, TOOL_IMAGE_OMITTED, normalize_tool_call_id
+
+SOURCE = Model(id="m1", provider="openai", input=["text", "image"])
+OTHER = Model(id="m2", provider="anthropic", input=["text"])
+
+
+def assistant(*content, stop_reason="stop", model=SOURCE):
+    return AssistantMessage(content=list(content), provider=model.provider, api=model.api, model=model.id, stop_reason=stop_reason)
+
+
+def test_failed_and_aborted_assistants_are_dropped_without_repairs():
+    history = [
+        UserMessage(content="hi"),
+        assistant(ToolCall(id="c1", name="x"), stop_reason="error"),
+        assistant(TextContent(text="partial"), stop_reason="aborted"),
+        UserMessage(content="again"),
+    ]
+    out = transform_with_origins(history, SOURCE)
+    assert [source.message_index for _, source in out] == [0, 3]
+
+
+def test_thinking_kept_for_same_model_and_turned_to_text_for_another():
+    message = assistant(
+        ThinkingContent(thinking="plan", thinking_signature="sig"),
+        ThinkingContent(thinking="", thinking_signature="opaque", redacted=True),
+        ThinkingContent(thinking="   "),
+        TextContent(text="done", text_signature="ts"),
+    )
+    same = transform_messages([UserMessage(content="q"), message], SOURCE)[1]
+    assert [block.type for block in same.content] == ["thinking", "thinking", "text"]
+    assert same.content[2].text_signature == "ts"
+    other = transform_messages([UserMessage(content="q"), message], OTHER)[1]
+    assert [(block.type, block.text) for block in other.content] == [("text", "plan"), ("text", "done")]
+    assert other.content[1].text_signature is None
+
+
+def test_images_downgraded_for_text_only_models_and_collapsed():
+    image = ImageContent(data="aGk=", mime_type="image/png")
+    history = [
+        UserMessage(content=[TextContent(text="see"), image, image]),
+        assistant(ToolCall(id="c1", name="shot")),
+        ToolResultMessage(tool_call_id="c1", tool_name="shot", content=[image]),
+    ]
+    out = transform_messages(history, OTHER)
+    assert [block.text for block in out[0].content] == ["see", IMAGE_OMITTED]
+    assert out[2].content[0].text == TOOL_IMAGE_OMITTED
+    kept = transform_messages(history, SOURCE)
+    assert kept[0].content[1].type == "image"
+
+
+def test_missing_results_get_synthetic_error_results_with_origins():
+    history = [
+        UserMessage(content="go"),
+        assistant(ToolCall(id="a", name="t1"), ToolCall(id="b", name="t2"), stop_reason="tool_use"),
+        ToolResultMessage(tool_call_id="a", tool_name="t1", content=[TextContent(text="ok")]),
+        UserMessage(content="steer"),
+        assistant(ToolCall(id="c", name="t3"), stop_reason="tool_use"),
+    ]
+    out = transform_with_origins(history, SOURCE)
+    sources = [source for _, source in out]
+    assert sources == [
+        HistorySource(message_index=0),
+        HistorySource(message_index=1),
+        HistorySource(message_index=2),
+        ToolRepairSource(message_index=1, tool_call_id="b"),
+        HistorySource(message_index=3),
+        HistorySource(message_index=4),
+        ToolRepairSource(message_index=4, tool_call_id="c"),
+    ]
+    repaired = out[3][0]
+    assert repaired.is_error and repaired.content[0].text == NO_RESULT_PROVIDED and repaired.tool_name == "t2"
+
+
+def test_tool_call_ids_normalized_for_the_target_provider_and_results_follow():
+    long_id = "call|" + "x" * 80
+    history = [
+        UserMessage(content="go"),
+        assistant(ToolCall(id="toolu:01/abc", name="t"), stop_reason="tool_use"),
+        ToolResultMessage(tool_call_id="toolu:01/abc", tool_name="t"),
+        assistant(ToolCall(id=long_id, name="t"), stop_reason="tool_use"),
+        ToolResultMessage(tool_call_id=long_id, tool_name="t"),
+    ]
+    out = transform_messages(history, OTHER)
+    assert out[1].content[0].id == "toolu_01_abc" == out[2].tool_call_id
+    openai = transform_messages(history, Model(id="gpt", provider="openai"))
+    assert openai[3].content[0].id == "call" == openai[4].tool_call_id
+    assert len(normalize_tool_call_id("y" * 100, OTHER)) == 64
+    assert len(normalize_tool_call_id("y" * 100, SOURCE)) == 40
+
+
+def test_history_is_never_mutated():
+    history = [UserMessage(content="q"), assistant(ThinkingContent(thinking="plan"), TextContent(text="a"))]
+    snapshot = [m.model_copy(deep=True) for m in history]
+    out = transform_messages(history, OTHER)
+    out[1].content[0].text = "changed"
+    assert history == snapshot

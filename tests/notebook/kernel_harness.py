@@ -1,0 +1,252 @@
+"""A real ipykernel driven through jupyter_client, the way a frontend drives it.
+
+nbclient cannot test the background-run design (it only keeps messages whose parent is the cell
+executing right now), so tests talk to the kernel directly: execute code, drain iopub keeping
+every message with its parent header, follow widget models by comm id, and send button clicks
+and text edits as shell ``comm_msg``s, exactly as JupyterLab does.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from jupyter_client import KernelManager
+
+START_TIMEOUT = 60  # a cold kernel starts in ~1 s; a loaded CI machine can be much slower
+REPLY_TIMEOUT = 30  # no test cell takes longer; the agent runs in the background
+
+
+class KernelTimeout(AssertionError):
+    pass
+
+
+@dataclass
+class Reply:
+    msg_id: str
+    content: dict
+    elapsed: float
+
+    @property
+    def ok(self) -> bool:
+        return self.content.get("status") == "ok"
+
+
+@dataclass
+class Widget:
+    comm_id: str
+    state: dict = field(default_factory=dict)
+    parent_ids: list[str] = field(default_factory=list)  # parent msg_id of every message it sent
+    custom: list[Any] = field(default_factory=list)  # payloads of "custom" messages from the kernel
+
+    @property
+    def model_name(self) -> str:
+        return self.state.get("_model_name", "")
+
+
+class KernelHarness:
+    def __init__(self, env: dict[str, str] | None = None, cwd: str | None = None) -> None:
+        self.env = {**os.environ, **(env or {})}
+        self.cwd = cwd
+        self.km: KernelManager | None = None
+        self.kc = None
+        self.messages: list[dict] = []  # every iopub message, in arrival order
+        self.widgets: dict[str, Widget] = {}
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> "KernelHarness":
+        self.km = KernelManager(kernel_name="python3")
+        self.km.start_kernel(env=self.env, cwd=self.cwd)
+        self._connect()
+        return self
+
+    def _connect(self) -> None:
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=START_TIMEOUT)
+        self.drain(0.2)
+
+    def restart(self) -> None:
+        self.kc.stop_channels()
+        self.km.restart_kernel(now=True)
+        self.messages.clear()
+        self.widgets.clear()
+        self._connect()
+
+    def shutdown(self) -> None:
+        if self.kc is not None:
+            self.kc.stop_channels()
+        if self.km is not None and self.km.has_kernel:
+            self.km.shutdown_kernel(now=True)
+
+    def interrupt(self) -> None:
+        self.km.interrupt_kernel()
+
+    def is_alive(self) -> bool:
+        return self.km.is_alive()
+
+    # -- execution ------------------------------------------------------------------------
+
+    def send(self, code: str) -> str:
+        return self.kc.execute(code, store_history=True, allow_stdin=False)
+
+    def wait_reply(self, msg_id: str, timeout: float = REPLY_TIMEOUT) -> Reply:
+        started = time.monotonic()
+        deadline = started + timeout
+        while time.monotonic() < deadline:
+            try:
+                msg = self.kc.get_shell_msg(timeout=min(0.1, max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                self.drain(0)
+                continue
+            if msg["parent_header"].get("msg_id") == msg_id:
+                elapsed = time.monotonic() - started
+                self.drain(0)
+                return Reply(msg_id, msg["content"], elapsed)
+        raise KernelTimeout(f"no execute_reply for {msg_id} within {timeout} s")
+
+    def execute(self, code: str, timeout: float = REPLY_TIMEOUT, *, check: bool = True) -> Reply:
+        """Runs code; waits for the reply and the cell's idle status; raises on error if ``check``."""
+        msg_id = self.send(code)
+        reply = self.wait_reply(msg_id, timeout)
+        self.wait_for(lambda: self.is_idle(msg_id), timeout, f"idle after {code[:40]!r}")
+        if check and not reply.ok:
+            raise AssertionError(f"cell failed: {reply.content.get('ename')}: {reply.content.get('evalue')}\n"
+                                 + self.text_of(msg_id, "stderr"))
+        return reply
+
+    def evaluate(self, expression: str, timeout: float = REPLY_TIMEOUT) -> str:
+        """The ``text/plain`` repr of an expression, computed in the kernel."""
+        msg_id = self.send(expression)
+        self.wait_reply(msg_id, timeout)
+        self.wait_for(lambda: self.is_idle(msg_id), timeout, "idle")
+        for msg in self.of(msg_id):
+            if msg["msg_type"] == "execute_result":
+                return msg["content"]["data"]["text/plain"]
+            if msg["msg_type"] == "error":
+                raise AssertionError(f"{msg['content']['ename']}: {msg['content']['evalue']}")
+        raise AssertionError(f"{expression!r} produced no result")
+
+    # -- iopub ----------------------------------------------------------------------------
+
+    def drain(self, timeout: float = 0.05) -> int:
+        """Reads every iopub message available within ``timeout``; returns how many arrived."""
+        count = 0
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = max(0.0, deadline - time.monotonic())
+            try:
+                msg = self.kc.get_iopub_msg(timeout=remaining if remaining else 0.001)
+            except queue.Empty:
+                if time.monotonic() >= deadline:
+                    return count
+                continue
+            self._record(msg)
+            count += 1
+
+    def wait_for(self, predicate: Callable[[], Any], timeout: float = REPLY_TIMEOUT, what: str = "condition") -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if time.monotonic() >= deadline:
+                raise KernelTimeout(f"timed out after {timeout} s waiting for {what}")
+            self.drain(0.05)
+
+    def _record(self, msg: dict) -> None:
+        self.messages.append(msg)
+        kind, content = msg["msg_type"], msg["content"]
+        parent = msg["parent_header"].get("msg_id", "")
+        if kind == "comm_open":
+            widget = self.widgets.setdefault(content["comm_id"], Widget(content["comm_id"]))
+            widget.state.update(content.get("data", {}).get("state", {}))
+            widget.parent_ids.append(parent)
+        elif kind == "comm_msg":
+            widget = self.widgets.setdefault(content["comm_id"], Widget(content["comm_id"]))
+            data = content.get("data", {})
+            if data.get("method") == "update":
+                widget.state.update(data.get("state", {}))
+            elif data.get("method") == "custom":
+                widget.custom.append(data.get("content"))
+            widget.parent_ids.append(parent)
+
+    def of(self, msg_id: str) -> list[dict]:
+        return [m for m in self.messages if m["parent_header"].get("msg_id") == msg_id]
+
+    def is_idle(self, msg_id: str) -> bool:
+        return any(
+            m["msg_type"] == "status" and m["content"]["execution_state"] == "idle" for m in self.of(msg_id)
+        )
+
+    def text_of(self, msg_id: str, stream: str = "stdout") -> str:
+        return "".join(
+            m["content"]["text"] for m in self.of(msg_id)
+            if m["msg_type"] == "stream" and m["content"]["name"] == stream
+        )
+
+    def outputs_of(self, msg_id: str) -> str:
+        """Everything a cell showed as text: streams, displays, results and errors."""
+        parts = []
+        for m in self.of(msg_id):
+            kind, content = m["msg_type"], m["content"]
+            if kind == "stream":
+                parts.append(content["text"])
+            elif kind in ("display_data", "execute_result", "update_display_data"):
+                data = content["data"]
+                parts.append(data.get("text/markdown") or data.get("text/plain", ""))
+            elif kind == "error":
+                parts.append(f"{content['ename']}: {content['evalue']}")
+        return "\n".join(parts)
+
+    # -- widgets --------------------------------------------------------------------------
+
+    def find_widgets(self, model_name: str | None = None, **state: Any) -> list[Widget]:
+        found = []
+        for widget in self.widgets.values():
+            if model_name and widget.model_name != model_name:
+                continue
+            if all(widget.state.get(key) == value for key, value in state.items()):
+                found.append(widget)
+        return found
+
+    def button(self, description: str, *, after: int = 0) -> Widget:
+        """The newest visible button with this label; ``after`` skips widgets opened before that index."""
+        def find():
+            buttons = [
+                w for i, w in enumerate(self.widgets.values())
+                if i >= after and w.model_name == "ButtonModel" and description in w.state.get("description", "")
+                and "hidden" not in str(w.state.get("layout", ""))
+            ]
+            return buttons[-1] if buttons else None
+        return self.wait_for(find, REPLY_TIMEOUT, f"a button {description!r}")
+
+    def click(self, comm_id: str) -> None:
+        self._comm_msg(comm_id, {"method": "custom", "content": {"event": "click"}})
+
+    def set_state(self, comm_id: str, **state: Any) -> None:
+        """A user edit, as the frontend syncs it (e.g. typing into a Text widget)."""
+        self._comm_msg(comm_id, {"method": "update", "state": state, "buffer_paths": []})
+        self.widgets.setdefault(comm_id, Widget(comm_id)).state.update(state)
+
+    def _comm_msg(self, comm_id: str, data: dict) -> None:
+        msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        self.kc.shell_channel.send(msg)
+
+    def widget_text(self, parent_msg_id: str | None = None) -> str:
+        """All text-like widget values (and custom appends), optionally only of one cell's widgets."""
+        parts = []
+        for widget in self.widgets.values():
+            if parent_msg_id and parent_msg_id not in widget.parent_ids:
+                continue
+            for key in ("value", "description", "placeholder"):
+                value = widget.state.get(key)
+                if isinstance(value, str):
+                    parts.append(value)
+            for payload in widget.custom:
+                parts.append(str(payload))
+        return "\n".join(parts)

@@ -1,0 +1,94 @@
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from jupyter_agent.messages import (
+    AssistantMessage,
+    Cost,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+    copy_json,
+    fast_copy_assistant,
+    message_adapter,
+    message_from_json,
+)
+
+SAMPLES = [
+    UserMessage(content="hello"),
+    UserMessage(content=[TextContent(text="look", text_signature="sig"), ImageContent(data="aGk=", mime_type="image/png")]),
+    AssistantMessage(
+        content=[
+            ThinkingContent(thinking="hmm", thinking_signature="s1"),
+            ThinkingContent(thinking="", thinking_signature="opaque", redacted=True),
+            TextContent(text="answer"),
+            ToolCall(id="c1", name="read", arguments={"path": "a.py", "nested": {"list": [1, 2.5, None]}}),
+        ],
+        api="litellm", provider="openai", model="gpt-x",
+        usage=Usage(input=10, output=5, cache_read=2, cache_write=1, total_tokens=18, cost=Cost(input=0.1, output=0.2, total=0.3)),
+        stop_reason="tool_use",
+    ),
+    AssistantMessage(stop_reason="error", error_message="boom"),
+    ToolResultMessage(tool_call_id="c1", tool_name="read", content=[TextContent(text="x"), ImageContent(data="aGk=", mime_type="image/png")], details={"lines": 3}, is_error=True),
+]
+
+
+@pytest.mark.parametrize("message", SAMPLES, ids=lambda m: m.role)
+def test_every_message_round_trips_through_json_exactly(message):
+    text = message_adapter().dump_json(message)
+    restored = message_from_json(text)
+    assert restored == message
+    assert type(restored) is type(message)
+    assert message_from_json(json.loads(text)) == message
+
+
+def test_discriminators_are_snake_case():
+    dumped = SAMPLES[2].model_dump()
+    assert dumped["role"] == "assistant"
+    assert [block["type"] for block in dumped["content"]] == ["thinking", "thinking", "text", "tool_call"]
+    assert SAMPLES[4].model_dump()["role"] == "tool_result"
+
+
+def test_timestamps_are_integer_milliseconds_defaulting_to_now():
+    import time
+
+    before = int(time.time() * 1000)
+    message = UserMessage(content="x")
+    assert isinstance(message.timestamp, int)
+    assert before <= message.timestamp <= int(time.time() * 1000)
+
+
+def test_unknown_fields_and_roles_are_rejected():
+    with pytest.raises(ValidationError):
+        message_from_json({"role": "system", "content": "x"})
+    with pytest.raises(ValidationError):
+        TextContent(text="x", bogus=1)
+
+
+def test_fast_copy_is_deep():
+    original = SAMPLES[2]
+    copy = fast_copy_assistant(original)
+    assert copy == original
+    copy.content[3].arguments["nested"]["list"].append(3)
+    copy.content[2].text = "changed"
+    copy.usage.cost.total = 99
+    assert original.content[3].arguments["nested"]["list"] == [1, 2.5, None]
+    assert original.content[2].text == "answer"
+    assert original.usage.cost.total == 0.3
+
+
+def test_copy_json_copies_nested_containers():
+    value = {"a": [{"b": 1}]}
+    copied = copy_json(value)
+    copied["a"][0]["b"] = 2
+    assert value == {"a": [{"b": 1}]}
+
+
+def test_assistant_helpers():
+    assert SAMPLES[2].text == "answer"
+    assert [call.id for call in SAMPLES[2].tool_calls] == ["c1"]
