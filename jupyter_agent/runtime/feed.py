@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections import deque
 from typing import Callable
 
 from jupyter_agent.runtime.events import RunErrorEvent, RunEvent
@@ -21,13 +22,17 @@ class EventFeed:
     def __init__(self) -> None:
         self._events: list[RunEvent] = []
         self._waiters: list[asyncio.Future] = []
-        self._listeners: list[Listener] = []
+        self._listeners: tuple[Listener, ...] = ()
+        self._undelivered: deque[RunEvent] = deque()
+        self._dispatching = False
+        self._listener_errors: set[int] = set()  # ids of error events that report a listener
         self.closed = False
 
     def add_listener(self, listener: Listener) -> None:
         if not callable(listener):
             raise ValueError("listener must be callable")
-        self._listeners.append(listener)
+        # A tuple: listeners added while an event is delivered hear the next one, not this one.
+        self._listeners = (*self._listeners, listener)
 
     def emit(self, event: RunEvent) -> None:
         # After the finish event nothing more is said: late work of abandoned tasks is dropped.
@@ -36,8 +41,20 @@ class EventFeed:
         self._events.append(event)
         if self._waiters:
             self._wake()
-        if self._listeners:
+        if not self._listeners:
+            return
+        # A listener that emits (steer, interrupt) must not make later listeners hear the new
+        # event before the current one: nested events wait their turn.
+        if self._dispatching:
+            self._undelivered.append(event)
+            return
+        self._dispatching = True
+        try:
             self._notify(event)
+            while self._undelivered:
+                self._notify(self._undelivered.popleft())
+        finally:
+            self._dispatching = False
 
     def close(self) -> None:
         self.closed = True
@@ -47,27 +64,26 @@ class EventFeed:
         return _FeedReader(self)
 
     def _notify(self, event: RunEvent) -> None:
-        for listener in list(self._listeners):
+        failures = None
+        for listener in self._listeners:
             try:
                 outcome = listener(event)
-                if inspect.isawaitable(outcome):
+                if outcome is not None and inspect.isawaitable(outcome):
                     if inspect.iscoroutine(outcome):
                         outcome.close()
                     raise TypeError(LISTENER_NOT_SYNC)
             except Exception as error:  # noqa: BLE001 - a broken listener must not break the run
-                self._report(error, listener)
-
-    def _report(self, error: Exception, failed: Listener) -> None:
-        event = RunErrorEvent(error=error)
-        self._events.append(event)
-        self._wake()
-        for listener in list(self._listeners):
-            if listener is failed:
-                continue  # it would likely fail again, and could loop forever
-            try:
-                listener(event)
-            except Exception:  # noqa: BLE001 - a failure about a failure is not reported again
-                pass
+                failures = (failures or []) + [error]
+        if failures is None:
+            return
+        # A failure while hearing about a failure is not reported again: it could loop forever.
+        # Nothing follows ``finish`` either: it is the last event a reader sees.
+        if id(event) in self._listener_errors or event.type == "finish":
+            return
+        for error in failures:
+            report = RunErrorEvent(error=error)
+            self._listener_errors.add(id(report))
+            self.emit(report)
 
     def _wake(self) -> None:
         waiters, self._waiters = self._waiters, []

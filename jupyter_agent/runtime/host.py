@@ -1,0 +1,311 @@
+"""``RunHost``: one run of ``run_agent_loop`` with the runtime's policies in its callbacks.
+
+* ``prepare_request``: starts a step (``prepare_step``, the output clamp);
+* ``finish_turn``: ends a step and decides whether another may start (``should_stop``,
+  ``max_steps``, ``max_spend``, ``should_continue``, compaction, ``max_context``);
+* ``get_steering_messages`` / ``get_follow_up_messages``: deliver the queues (fresh step window).
+
+A decision to stop is ``"end"`` from ``finish_turn`` with the reason kept here. ``should_continue``
+answering ``True`` (another step with no new input) ends the loop call and starts another on
+the same history: continuing a history without input is the loop's own entry point.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from jupyter_agent.messages import AssistantMessage, Message, UserMessage, copy_message
+from jupyter_agent.model import StreamOptions
+from jupyter_agent.loop import (
+    AbortController,
+    AgentLoopError,
+    AgentLoopOptions,
+    RequestPreparation,
+    TurnDecision,
+    TurnInfo,
+    run_agent_loop,
+)
+from jupyter_agent.loop.agent_loop import TRUNCATED
+from jupyter_agent.runtime.compaction import Compaction, Compactor
+from jupyter_agent.runtime.events import CompactedEvent, RunErrorEvent, RunStartEvent, StepFinishEvent, StepStartEvent
+from jupyter_agent.runtime.feed import EventFeed
+from jupyter_agent.runtime.limits import HookRunner, Limits, StepContext, StepInfo
+from jupyter_agent.runtime.options import RunOptions, StepOverrides, resolve_model
+from jupyter_agent.runtime.permissions import ApprovalGate
+from jupyter_agent.runtime.queues import InputQueues
+from jupyter_agent.runtime.result import ABORTED, COMPLETED, ERROR, MAX_CONTEXT, MAX_OUTPUT, RunResult
+from jupyter_agent.runtime.spend import RunUsage, request_cost, request_input_tokens
+from jupyter_agent.runtime.transcript import TranscriptRecorder
+from jupyter_agent.runtime.window import ContextWindow, estimate_message_tokens, estimate_overhead
+
+
+class RunHost:
+    def __init__(self, options: RunOptions, feed: EventFeed, queues: InputQueues, controller: AbortController) -> None:
+        self.options = options
+        self.emit = feed.emit
+        self.queues = queues
+        self.controller = controller
+        self.signal = controller.signal
+        self.hooks = HookRunner(self.signal)
+        self.limits = Limits(self.hooks, options.max_steps, options.max_spend_usd, options.should_stop, options.should_continue)
+        self.gate = ApprovalGate(options.permissions, self.emit, self.hooks, controller.abort) if options.permissions else None
+        self.tools = self.gate.wrap(options.tools) if self.gate else list(options.tools)
+        self.tools_by_name = {tool.name: tool for tool in self.tools}
+        self.view: list[Message] = [copy_message(message) for message in options.messages]
+        self.transcript = TranscriptRecorder(options.messages, self.emit, self._account, self._view_appended)
+        self.window = ContextWindow(
+            options.window_tokens, options.max_output_tokens,
+            estimate_overhead(options.system, [tool.spec() for tool in self.tools]),
+        )
+        self.window.reset(self.view)
+        self.compactor = Compactor(options.compaction, options.compact_keep_recent, options.stream_fn, options.model, options.stream_options)
+        self.base_stream_options = options.stream_options or StreamOptions()
+        self.usage = RunUsage()
+        self.step = 0
+        self.steps: list[StepInfo] = []
+        self.compactions = 0
+        self.reason: str | None = None
+        self._step_open = False
+        self._step_usage = RunUsage()
+        self._step_cost = 0.0  # model requests of the current step: the next step's projection
+        self._step_model = options.model
+        self._request_estimate = 0
+        self._continue_same = False
+        self._continuation: str | None = None
+
+    def loop_options(self) -> AgentLoopOptions:
+        o = self.options
+        return AgentLoopOptions(
+            model=o.model, stream_fn=o.stream_fn, system_prompt=o.system, tools=self.tools,
+            stream_options=o.stream_options, get_steering_messages=self.poll_steering,
+            get_follow_up_messages=self.poll_follow_ups, prepare_request=self.prepare_request,
+            finish_turn=self.finish_turn,
+        )
+
+    # -- the run ------------------------------------------------------------------------------
+    async def run(self) -> tuple[RunResult, BaseException | None]:
+        """The result, and the caller's failure ``result()`` must raise (or ``None``)."""
+        self.emit(RunStartEvent(step_budget=self.options.max_steps))
+        raised: BaseException | None = None
+        try:
+            if await self._fits_before_start():
+                options, content = self.loop_options(), self.options.prompt
+                while True:
+                    self._continue_same = False
+                    await run_agent_loop(content, self.view, options, self.transcript.on_loop_event, self.signal)
+                    content = None
+                    if not self._continue_same:
+                        break
+                reason, error = self.reason or COMPLETED, None
+            else:
+                reason, error = MAX_CONTEXT, None
+        except asyncio.CancelledError as cancelled:
+            # The task itself was cancelled (a kernel shutting down): stop whatever still runs.
+            self.controller.abort()
+            reason, error, raised = ABORTED, None, cancelled
+        except Exception as failure:  # noqa: BLE001 - every failure becomes a reason
+            reason, error = self._classify(failure)
+            if error is not None and error is self.hooks.failure:
+                raised = error
+        return self._settle(reason, error), raised
+
+    def _classify(self, failure: Exception) -> tuple[str, BaseException | None]:
+        if failure is self.hooks.failure:
+            return ERROR, failure
+        if self.signal.aborted and failure is self.signal.reason:
+            return ABORTED, None
+        if isinstance(failure, AgentLoopError) and str(failure) == TRUNCATED:
+            return MAX_OUTPUT, None
+        return ERROR, failure
+
+    def _settle(self, reason: str, error: BaseException | None) -> RunResult:
+        self.queues.closed = True  # from here on, steer() and follow_up() refuse
+        if self.gate is not None:
+            self.gate.cancel_outstanding()
+        if reason == ABORTED:
+            cause = self.signal.reason if self.signal.aborted else None
+            self.transcript.record_interrupted(str(cause or "Run cancelled"))
+        self.transcript.pair_open(str(error) if error is not None else str(self.signal.reason or "Run ended"))
+        self._finish_step()
+        if error is not None:
+            self.emit(RunErrorEvent(error=error))
+        return RunResult(
+            text=self.transcript.final_text(), reason=reason, usage=self.usage.copy(),
+            messages=self.transcript.messages, steps=self.step, compactions=self.compactions,
+            error=(str(error) or type(error).__name__) if error is not None else None,
+        )
+
+    # -- loop callbacks -----------------------------------------------------------------------
+    async def prepare_request(self, signal) -> RequestPreparation:
+        self.step += 1
+        self._step_open = True
+        self._step_usage = RunUsage()
+        self._step_cost = 0.0
+        self._step_model = self.options.model
+        self._request_estimate = self.window.projected_input()
+        self.emit(StepStartEvent(step=self.step))
+        overrides = None
+        if self.options.prepare_step is not None:
+            overrides = await self.hooks.call(self.options.prepare_step, self._context(self.step))
+        return self._preparation(overrides)
+
+    async def finish_turn(self, info: TurnInfo, signal) -> TurnDecision | str | None:
+        message = info.message
+        self.steps.append(StepInfo(step=self.step, tool_names=[call.name for call in message.tool_calls]))
+        decision = await self._decide(message)
+        self._finish_step()
+        return decision
+
+    def poll_steering(self, signal) -> list[str]:
+        items = []
+        if self._continuation is not None:
+            items.append(self._continuation)
+            self._continuation = None
+        steers = self.queues.take("steer")
+        if steers:
+            self.limits.window.refresh(len(self.steps))
+        return items + steers
+
+    def poll_follow_ups(self, signal) -> list[str]:
+        follow_ups = self.queues.take("follow_up")
+        if follow_ups:
+            self.limits.window.refresh(len(self.steps))
+        return follow_ups
+
+    # -- decisions ----------------------------------------------------------------------------
+    async def _decide(self, message: AssistantMessage) -> TurnDecision | str | None:
+        continuation: bool | str = False
+        if message.tool_calls:
+            kind = "tools"
+        elif self.queues.has_input:
+            kind = "queued"
+        else:
+            continuation = await self.limits.continuation(lambda: self._context(len(self.steps)))
+            if not continuation and not self.queues.has_input:
+                self.reason = COMPLETED
+                return "end"
+            # Input that arrived while should_continue ran is delivered like any queued input.
+            kind = "queued" if not continuation else "continue"
+        completed = len(self.steps)
+        reason = await self.limits.stop_reason(
+            lambda: self._context(completed), completed, self.usage.spend_usd, self._step_cost
+        )
+        if reason is not None:
+            self.reason = reason
+            return "end"
+        incoming = sum(estimate_message_tokens(UserMessage(content=text)) for text in self.queues.queued_text())
+        compaction = await self._compact_if_needed(after_tools=kind == "tools", incoming=incoming)
+        view = compaction.view if compaction is not None else None
+        if not self.window.fits(self.window.projected_input(incoming)):
+            self.reason = MAX_CONTEXT
+            return TurnDecision(end=True, history=view)
+        if compaction is not None and self.limits.cannot_afford(self.usage.spend_usd, self._step_cost):
+            self.reason = "max_spend"
+            return TurnDecision(end=True, history=view)
+        if kind == "continue":
+            if isinstance(continuation, str):
+                self._continuation = continuation
+            else:
+                self._continue_same = True
+                return TurnDecision(end=True, history=view)
+        return TurnDecision(history=view) if view is not None else None
+
+    async def _compact_if_needed(self, after_tools: bool, incoming: int) -> Compaction | None:
+        # The trigger reads the latest request alone: cumulative usage says nothing about size.
+        triggered = after_tools and self.usage.last_request_input_tokens >= self.options.compact_at_tokens
+        overflowing = not self.window.fits(self.window.projected_input(incoming))
+        if not (triggered or overflowing) or not self.compactor.enabled:
+            return None
+        compaction = await self.compactor.compact(self.view, self.signal)
+        if compaction is not None:
+            self._apply(compaction)
+        return compaction
+
+    async def _fits_before_start(self) -> bool:
+        """A continued transcript that no longer fits is compacted before the first request."""
+        prompt_tokens = estimate_message_tokens(UserMessage(content=self.options.prompt))
+        if self.window.fits(self.window.projected_input(prompt_tokens)):
+            return True
+        if self.compactor.enabled:
+            compaction = await self.compactor.compact(self.view, self.signal)
+            if compaction is not None:
+                self.view[:] = [copy_message(message) for message in compaction.view]
+                self._apply(compaction)
+        return self.window.fits(self.window.projected_input(prompt_tokens))
+
+    def _apply(self, compaction: Compaction) -> None:
+        if compaction.summary_usage is not None:
+            usage = compaction.summary_usage
+            cost = request_cost(usage, self.options.rates, self.options.model)
+            self.usage.charge(usage, cost)
+            self._step_usage.charge(usage, cost)
+        first_kept = self.transcript.compacted(compaction.plan)
+        self.window.reset(compaction.view)
+        self.compactions += 1
+        self.emit(CompactedEvent(
+            dropped_messages=len(compaction.plan.middle),
+            kept_messages=len(compaction.plan.head) + len(compaction.plan.tail),
+            summary_chars=len(compaction.summary), summary=compaction.summary, first_kept_index=first_kept,
+        ))
+
+    # -- bookkeeping --------------------------------------------------------------------------
+    def _account(self, message: AssistantMessage) -> None:
+        usage = message.usage
+        cost = request_cost(usage, self.options.rates, self._step_model)
+        self.usage.charge(usage, cost)
+        self._step_usage.charge(usage, cost)
+        self._step_cost += cost
+        reported = request_input_tokens(usage)
+        self.window.reported(reported)
+        # Without a reported size, the estimate made when the request was sent stands in.
+        self.usage.last_request_input_tokens = reported or self._request_estimate
+        self._step_usage.last_request_input_tokens = self.usage.last_request_input_tokens
+
+    def _view_appended(self, message: Message) -> None:
+        self.window.appended(message)
+
+    def _finish_step(self) -> None:
+        if not self._step_open:
+            return
+        self._step_open = False
+        self.emit(StepFinishEvent(
+            step=self.step, usage=self.usage.copy(), step_usage=self._step_usage.copy(), model=self._step_model.id
+        ))
+
+    def _context(self, step_number: int) -> StepContext:
+        return StepContext(
+            step_number=step_number,
+            messages=[copy_message(message) for message in self.transcript.messages],
+            steps=[StepInfo(step=info.step, tool_names=list(info.tool_names)) for info in self.steps],
+        )
+
+    def _preparation(self, overrides: object) -> RequestPreparation:
+        if overrides is None:
+            overrides = StepOverrides()
+        elif not isinstance(overrides, StepOverrides):
+            raise self.hooks.caller_error(ValueError("prepare_step must return StepOverrides or None"))
+        model = self.options.model
+        if overrides.model is not None:
+            try:
+                model = resolve_model(overrides.model)
+            except Exception as error:
+                raise self.hooks.caller_error(error) from None
+        self._step_model = model
+        tools = None
+        if overrides.tools is not None:
+            unknown = [name for name in overrides.tools if name not in self.tools_by_name]
+            if unknown:
+                raise self.hooks.caller_error(ValueError(f"prepare_step chose unknown tools: {', '.join(unknown)}"))
+            tools = [self.tools_by_name[name] for name in overrides.tools]
+        requested = overrides.max_output_tokens or self.options.max_output_tokens
+        if isinstance(requested, bool) or not isinstance(requested, int) or requested < 1:
+            raise self.hooks.caller_error(ValueError("max_output_tokens must be a positive integer"))
+        update = {"max_tokens": self.window.output_budget(requested, model.max_tokens, self.window.projected_input())}
+        if overrides.tool_choice is not None:
+            update["tool_choice"] = overrides.tool_choice
+        if overrides.temperature is not None:
+            update["temperature"] = overrides.temperature
+        return RequestPreparation(
+            system_prompt=overrides.system, tools=tools, model=model if overrides.model is not None else None,
+            stream_options=self.base_stream_options.model_copy(update=update),
+        )

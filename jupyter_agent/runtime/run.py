@@ -1,0 +1,169 @@
+"""``run_agent`` and ``AgentRun``: start a run as a task on the running loop, steer it, await it.
+
+    run = run_agent(model, "Plot the sales by region", tools=kernel_tools(...))
+    run.add_listener(render)          # or: async for event in run.events
+    run.steer("use a bar chart")      # delivered at the next step boundary
+    result = await run.result()
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator, Callable, Sequence
+
+from jupyter_agent.messages import Message, UserContent
+from jupyter_agent.model import Model, StreamFn, StreamOptions
+from jupyter_agent.loop import AbortController, AbortSignal, AgentTool
+from jupyter_agent.runtime.compaction import CompactionMode
+from jupyter_agent.runtime.events import FinishEvent, RunEvent
+from jupyter_agent.runtime.feed import EventFeed
+from jupyter_agent.runtime.host import RunHost
+from jupyter_agent.runtime.limits import Hook
+from jupyter_agent.runtime.options import DEFAULT_KEEP_RECENT, DEFAULT_MAX_OUTPUT_TOKENS, build_options
+from jupyter_agent.runtime.permissions import PermissionPolicy
+from jupyter_agent.runtime.queues import InputQueues, Pending
+from jupyter_agent.runtime.result import RunResult
+from jupyter_agent.runtime.spend import Rates
+
+NO_RUNNING_LOOP = "run_agent must be called with an asyncio event loop running"
+
+# asyncio keeps only weak references to tasks: a run nobody holds must still finish.
+_RUNNING: set[asyncio.Task] = set()
+
+
+class AgentRun:
+    def __init__(self, host: RunHost, feed: EventFeed, queues: InputQueues, controller: AbortController, unlink: Callable[[], None]) -> None:
+        self._host = host
+        self._feed = feed
+        self._queues = queues
+        self._controller = controller
+        self._unlink = unlink
+        self._settled = asyncio.Event()
+        self._result: RunResult | None = None
+        self._failure: BaseException | None = None
+        self._done = False
+        task = asyncio.get_running_loop().create_task(self._drive())
+        _RUNNING.add(task)
+        task.add_done_callback(_RUNNING.discard)
+        task.add_done_callback(self._cancelled_before_start)
+
+    @property
+    def model(self) -> Model:
+        return self._host.options.model
+
+    @property
+    def events(self) -> AsyncIterator[RunEvent]:
+        """A fresh iterator over every event from the start; ends after ``finish``."""
+        return self._feed.__aiter__()
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    async def result(self) -> RunResult:
+        await self._settled.wait()
+        if self._failure is not None:
+            raise self._failure
+        return self._result
+
+    def steer(self, text: str) -> bool:
+        return self._queues.push(text, "steer")
+
+    def follow_up(self, text: str) -> bool:
+        return self._queues.push(text, "follow_up")
+
+    def interrupt(self) -> None:
+        if not self._done:
+            self._controller.abort()
+
+    def pending(self) -> Pending:
+        return self._queues.pending()
+
+    def add_listener(self, listener: Callable[[RunEvent], Any]) -> None:
+        self._feed.add_listener(listener)
+
+    def _cancelled_before_start(self, task: asyncio.Task) -> None:
+        # A task cancelled before its first step (a kernel shutting down) never ran _drive's
+        # cleanup; waiters of result() and readers of events must not hang.
+        if not self._settled.is_set():
+            self._failure = asyncio.CancelledError("Run task was cancelled before it started")
+            self._done = True
+            self._queues.closed = True
+            self._unlink()
+            self._feed.close()
+            self._settled.set()
+
+    async def _drive(self) -> None:
+        cancelled: BaseException | None = None
+        try:
+            result, raised = await self._host.run()
+            if isinstance(raised, asyncio.CancelledError):
+                cancelled = raised
+            else:
+                self._failure = raised
+            self._result = result
+            self._done = True
+            self._feed.emit(FinishEvent(reason=result.reason, text=result.text, usage=result.usage.copy()))
+        except Exception as bug:  # noqa: BLE001 - a runtime defect must still settle the run
+            self._failure = bug
+            self._done = True
+        finally:
+            self._done = True
+            self._queues.closed = True
+            self._unlink()
+            self._feed.close()
+            self._settled.set()
+        if cancelled is not None:
+            raise cancelled
+
+
+def run_agent(
+    model: Model | str,
+    prompt: UserContent,
+    system: str | None = None,
+    tools: Sequence[AgentTool] = (),
+    messages: Sequence[Message] | None = None,
+    stream_fn: StreamFn | None = None,
+    max_steps: int | None = None,  # opt-in hard cap: no default ceiling
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
+    max_context_tokens: int | None = None,  # default: the model's window
+    max_spend_usd: float | None = None,
+    rates: Rates | None = None,
+    compact_at_tokens: int | None = None,  # default: 80 % of the window
+    compaction: CompactionMode = "model",
+    compact_keep_recent: int = DEFAULT_KEEP_RECENT,
+    prepare_step: Hook | None = None,
+    should_stop: Hook | None = None,
+    should_continue: Hook | None = None,
+    permissions: PermissionPolicy | None = None,  # None allows every tool (the SDK default)
+    signal: AbortSignal | None = None,
+    stream_options: StreamOptions | None = None,
+) -> AgentRun:
+    """Starts a run as a task on the running event loop and returns its handle at once."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        raise RuntimeError(NO_RUNNING_LOOP) from None
+    options = build_options(
+        model, prompt, system, tools, messages, stream_fn, max_steps, max_output_tokens,
+        max_context_tokens, max_spend_usd, rates, compact_at_tokens, compaction, compact_keep_recent,
+        prepare_step, should_stop, should_continue, permissions, signal, stream_options,
+    )
+    feed = EventFeed()
+    queues = InputQueues(feed.emit)
+    controller = AbortController()
+    unlink = _link(signal, controller)
+    host = RunHost(options, feed, queues, controller)
+    return AgentRun(host, feed, queues, controller, unlink)
+
+
+def _link(signal: AbortSignal | None, controller: AbortController) -> Callable[[], None]:
+    """Aborting the caller's signal aborts the run; returns how to undo the link."""
+    if signal is None:
+        return lambda: None
+
+    def forward(reason: BaseException) -> None:
+        controller.abort(reason)
+
+    signal.add_listener(forward)
+    return lambda: signal.remove_listener(forward)

@@ -1,0 +1,202 @@
+"""The permission gate: modes, decisions, session trust, serialization, interrupts."""
+
+import asyncio
+
+import pytest
+
+from jupyter_agent.runtime import ApprovalRequest, PermissionPolicy, run_agent
+from jupyter_agent.runtime.permissions import normalize_decision, unknown_mode
+from jupyter_agent.testing.scripted import call, reply, tool_calls
+
+pytestmark = pytest.mark.anyio
+
+
+class Answers:
+    """A sync prompt answering from a list and recording what it was asked."""
+
+    def __init__(self, *answers):
+        self.answers = list(answers)
+        self.asked = []
+
+    def __call__(self, request):
+        self.asked.append((request.tool_name, request.args))
+        return self.answers.pop(0)
+
+
+def tools(kit):
+    return [kit.make_tool("bash", read_only=False), kit.make_tool("write", read_only=False), kit.make_tool("read")]
+
+
+async def run_calls(scripted, kit, policy, *calls, events=None):
+    scripted.queue(*[tool_calls(c) for c in calls], reply("done"))
+    run = run_agent(scripted.model(), "go", tools=tools(kit), stream_fn=scripted, permissions=policy)
+    if events is not None:
+        run.add_listener(events)
+    return await run.result()
+
+
+def results(result):
+    return [(m.tool_name, m.is_error, m.text) for m in result.messages if m.role == "tool_result"]
+
+
+async def test_once_allows_this_call_only(scripted, kit):
+    prompt = Answers("once", "once")
+    result = await run_calls(scripted, kit, PermissionPolicy("ask", prompt), call("bash", {"value": 1}), call("bash", {"value": 1}))
+    assert len(prompt.asked) == 2 and not any(is_error for _, is_error, _ in results(result))
+
+
+async def test_tool_trusts_the_whole_tool_for_the_session(scripted, kit):
+    prompt = Answers("a", "y")
+    policy = PermissionPolicy("ask", prompt)
+    result = await run_calls(scripted, kit, policy, call("bash", {"value": 1}), call("bash", {"value": 2}), call("write", {"value": 3}))
+    assert prompt.asked == [("bash", {"value": 1}), ("write", {"value": 3})]
+    assert [text for _, _, text in results(result)] == ["bash:1", "bash:2", "write:3"]
+    assert policy.trusted_tools == {"bash"}
+
+
+async def test_call_trusts_only_the_exact_call(scripted, kit):
+    prompt = Answers("A", "n")
+    result = await run_calls(scripted, kit, PermissionPolicy("ask", prompt), call("bash", {"value": 1}), call("bash", {"value": 1}), call("bash", {"value": 2}))
+    assert prompt.asked == [("bash", {"value": 1}), ("bash", {"value": 2})]
+    assert [is_error for _, is_error, _ in results(result)] == [False, False, True]
+
+
+async def test_trust_persists_across_runs_sharing_the_policy(scripted, kit):
+    prompt = Answers("tool")
+    policy = PermissionPolicy("ask", prompt)
+    await run_calls(scripted, kit, policy, call("write", {"value": 1}))
+    await run_calls(scripted, kit, policy, call("write", {"value": 2}))
+    assert prompt.asked == [("write", {"value": 1})]
+
+
+async def test_a_denied_call_gets_an_error_result_saying_so(scripted, kit, events):
+    prompt = Answers("deny")
+    result = await run_calls(scripted, kit, PermissionPolicy("ask", prompt), call("bash", {"value": 7}), events=events)
+    (name, is_error, text), = results(result)
+    assert is_error and "denied by the user" in text
+    request = events.of("approval_request")[0].request
+    assert isinstance(request, ApprovalRequest)
+    assert (request.tool_name, request.args) == ("bash", {"value": 7}) and "bash" in request.label
+    response = events.of("approval_response")[0]
+    assert (response.request.tool_name, response.decision) == ("bash", "deny")
+    assert events.of("tool_result")[0].is_error
+    kit.assert_paired(events.events)
+
+
+@pytest.mark.parametrize("mode", ["readonly", "yolo"])
+async def test_readonly_and_yolo_never_prompt(scripted, kit, mode):
+    prompt = Answers()
+    result = await run_calls(scripted, kit, PermissionPolicy(mode, prompt), call("bash", {"value": 1}))
+    (_, is_error, text), = results(result)
+    assert prompt.asked == []
+    assert (is_error, "denied (read-only mode)" in text) == ((True, True) if mode == "readonly" else (False, False))
+
+
+async def test_without_a_prompt_ask_denies_without_hanging(scripted, kit):
+    result = await run_calls(scripted, kit, PermissionPolicy("ask"), call("write", {"value": 1}))
+    (_, is_error, text), = results(result)
+    assert is_error and "denied (no approval prompt available)" in text
+
+
+async def test_read_only_tools_are_never_gated(scripted, kit):
+    prompt = Answers()
+    result = await run_calls(scripted, kit, PermissionPolicy("ask", prompt), call("read", {"value": 1}))
+    assert prompt.asked == [] and results(result) == [("read", False, "read:1")]
+
+
+async def test_an_async_prompt_is_awaited(scripted, kit):
+    async def prompt(request):
+        await asyncio.sleep(0)
+        return "once"
+
+    result = await run_calls(scripted, kit, PermissionPolicy("ask", prompt), call("bash", {"value": 1}))
+    assert results(result) == [("bash", False, "bash:1")]
+
+
+async def test_prompts_are_serialized_across_runs_sharing_a_policy(kit):
+    from jupyter_agent.testing.scripted import ScriptedModel
+
+    active, most = 0, 0
+
+    async def prompt(request):
+        nonlocal active, most
+        active += 1
+        most = max(most, active)
+        await asyncio.sleep(0.01)
+        active -= 1
+        return "once"
+
+    policy = PermissionPolicy("ask", prompt)
+    runs = []
+    for _ in range(3):
+        model = ScriptedModel([tool_calls(call("bash", {"value": 1})), reply("done")])
+        runs.append(run_agent(model.model(), "go", tools=tools(kit), stream_fn=model, permissions=policy))
+    outcomes = await asyncio.gather(*(run.result() for run in runs))
+    assert [o.reason for o in outcomes] == ["completed"] * 3 and most == 1
+
+
+async def test_interrupt_while_an_approval_waits_cancels_it_and_pairs_the_call(scripted, kit, events):
+    asked, cancelled = asyncio.Event(), asyncio.Event()
+
+    async def prompt(request):
+        asked.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    scripted.queue(tool_calls(call("bash", {"value": 1}, id="b1"), call("write", {"value": 2}, id="w1")), reply("never"))
+    run = run_agent(scripted.model(), "go", tools=tools(kit), stream_fn=scripted, permissions=PermissionPolicy("ask", prompt))
+    run.add_listener(events)
+    await asyncio.wait_for(asked.wait(), 5)
+    run.interrupt()
+    result = await run.result()
+    assert result.reason == "aborted"
+    kit.assert_paired(events.events)
+    assert [(m.tool_call_id, m.is_error) for m in result.messages if m.role == "tool_result"] == [("b1", True), ("w1", True)]
+    assert [e.decision for e in events.of("approval_response")] == ["cancelled"]
+    await asyncio.wait_for(cancelled.wait(), 5)
+
+
+async def test_a_raising_prompt_fails_the_run_and_result_raises_it(scripted, kit, events):
+    problem = RuntimeError("prompt widget broke")
+
+    def prompt(request):
+        raise problem
+
+    scripted.queue(tool_calls(call("bash", {"value": 1})), reply("never"))
+    run = run_agent(scripted.model(), "go", tools=tools(kit), stream_fn=scripted, permissions=PermissionPolicy("ask", prompt))
+    run.add_listener(events)
+    with pytest.raises(RuntimeError) as caught:
+        await run.result()
+    assert caught.value is problem
+    kit.assert_paired(events.events)
+    assert events.of("finish")[0].reason == "error"
+
+
+@pytest.mark.parametrize("answer, decision", [
+    ("once", "once"), ("tool", "tool"), ("call", "call"), ("deny", "deny"), ("y", "once"), ("Yes", "once"),
+    ("a", "tool"), ("A", "call"), (" n ", "deny"), ("maybe", "deny"), (None, "deny"), (True, "deny"),
+])
+def test_answers_map_to_decisions(answer, decision):
+    assert normalize_decision(answer) == decision
+
+
+def test_an_unknown_mode_is_refused():
+    with pytest.raises(ValueError) as caught:
+        PermissionPolicy("sometimes")
+    assert str(caught.value) == unknown_mode("sometimes") == "Unknown permission mode: 'sometimes' (expected \"ask\", \"readonly\" or \"yolo\")"
+    with pytest.raises(ValueError, match="prompt must be callable"):
+        PermissionPolicy("ask", prompt="yes")
+
+
+def test_the_policy_remembers_by_tool_or_by_exact_arguments():
+    policy = PermissionPolicy()
+    first = ApprovalRequest("bash", {"b": 1, "a": 2}, "bash")
+    policy.remember(first, "call")
+    assert policy.is_trusted(ApprovalRequest("bash", {"a": 2, "b": 1}, "bash"))
+    assert not policy.is_trusted(ApprovalRequest("bash", {"a": 3, "b": 1}, "bash"))
+    policy.remember(first, "once")
+    policy.remember(first, "deny")
+    assert policy.trusted_tools == set()
