@@ -10,6 +10,10 @@ import anyio.to_thread
 T = TypeVar("T")
 
 
+class Stopped(Exception):
+    """The caller stopped waiting (the run was cancelled); the worker thread gives up early."""
+
+
 async def in_thread(work: Callable[[threading.Event], T], *, cancellable: bool = True) -> T:
     """Runs ``work(stop)`` in a thread; ``stop`` is set when the caller stops waiting.
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from jupyter_agent.loop import AgentTool
 from jupyter_agent.messages import ImageContent, TextContent
-from jupyter_agent.tools.blocking import in_thread
+from jupyter_agent.tools.blocking import Stopped, in_thread
 from jupyter_agent.tools.caps import OutputCaps, clip_line, human_size, utf8_len
 from jupyter_agent.tools.errors import ToolError
 from jupyter_agent.tools.read_tracker import ReadTracker, digest_of, new_digest
@@ -53,7 +53,7 @@ def read_file(
         return _read_image(path, shown, mime_type, tracker, caps)
     try:
         with path.open("rb") as handle:
-            return [TextContent(text=_numbered_window(handle, path, shown, tracker, caps, args))]
+            return [TextContent(text=_numbered_window(handle, path, shown, tracker, caps, args, stop))]
     except OSError as error:
         raise ToolError(f"Cannot read {shown}: {error.strerror or error}") from None
 
@@ -73,52 +73,68 @@ def _read_image(path: Path, shown: str, mime_type: str, tracker: ReadTracker, ca
     ]
 
 
-def _numbered_window(handle, path: Path, shown: str, tracker: ReadTracker, caps: OutputCaps, args: ReadArgs) -> str:
+class _Window:
+    """The lines from ``first`` on that fit the line and byte caps, numbered."""
+
+    def __init__(self, first: int, limit: int, caps: OutputCaps) -> None:
+        self.first = first
+        self.limit = limit
+        self.caps = caps
+        self.lines: list[str] = []
+        self.size = 0
+        self.cut_by_bytes = False
+
+    @property
+    def full(self) -> bool:
+        return self.cut_by_bytes or len(self.lines) >= self.limit
+
+    def offer(self, number: int, raw: bytes) -> None:
+        if number < self.first or self.full:
+            return
+        line = f"{number}|" + clip_line(decode_text(raw).rstrip("\r"), self.caps.max_line_chars)
+        cost = utf8_len(line) + 1
+        if self.size + cost > self.caps.max_bytes and self.lines:
+            self.cut_by_bytes = True
+            return
+        self.lines.append(line)
+        self.size += cost
+
+
+def _numbered_window(
+    handle, path: Path, shown: str, tracker: ReadTracker, caps: OutputCaps, args: ReadArgs, stop: threading.Event
+) -> str:
     # The whole file is hashed (read-before-write needs its digest) even when one window is shown.
     digest = new_digest()
-    first = args.offset or 1
-    limit = min(args.limit or caps.max_lines, caps.max_lines)
-    lines: list[str] = []
-    size = 0
+    window = _Window(args.offset or 1, min(args.limit or caps.max_lines, caps.max_lines), caps)
     total = 0
-    cut_by_bytes = False
-    checked_binary = False
     pending = b""
-    for block in iter(lambda: handle.read(1 << 20), b""):
-        if not checked_binary:
-            checked_binary = True
-            if looks_binary(block[:SNIFF_BYTES]):
-                raise ToolError(f"{shown} is a binary file; read shows text files and images only.")
+    for index, block in enumerate(iter(lambda: handle.read(1 << 20), b"")):
+        if index == 0 and looks_binary(block[:SNIFF_BYTES]):
+            raise ToolError(f"{shown} is a binary file; read shows text files and images only.")
+        if stop.is_set():
+            raise Stopped()
         digest.update(block)
-        if cut_by_bytes or len(lines) >= limit:
+        if window.full:
             # Past the window only the line count matters; counting is far cheaper than splitting.
             total += block.count(b"\n")
-            pending = block[-1:] if not block.endswith(b"\n") else b""
+            pending = b"" if block.endswith(b"\n") else block[-1:]
             continue
         parts = (pending + block).split(b"\n")
         pending = parts.pop()
         for raw in parts:
             total += 1
-            if total < first or len(lines) >= limit or cut_by_bytes:
-                continue
-            line = f"{total}|" + clip_line(decode_text(raw).rstrip("\r"), caps.max_line_chars)
-            cost = utf8_len(line) + 1
-            if size + cost > caps.max_bytes and lines:
-                cut_by_bytes = True
-                continue
-            lines.append(line)
-            size += cost
+            window.offer(total, raw)
     if pending:
         total += 1
-        if total >= first and len(lines) < limit and not cut_by_bytes:
-            lines.append(f"{total}|" + clip_line(decode_text(pending).rstrip("\r"), caps.max_line_chars))
+        window.offer(total, pending)
     tracker.record(path, digest.digest())
     if total == 0:
         return f"{shown} is empty."
-    if first > total:
-        raise ToolError(f"Offset {first} is past the end of {shown} ({total} lines).")
-    last = first + len(lines) - 1
+    if window.first > total:
+        raise ToolError(f"Offset {window.first} is past the end of {shown} ({total} lines).")
+    lines = window.lines
+    last = window.first + len(lines) - 1
     if last < total:
-        reason = " (output size limit reached)" if cut_by_bytes else ""
-        lines.append(f"[Showing lines {first}-{last} of {total}{reason}. Use offset={last + 1} to read on.]")
+        reason = " (output size limit reached)" if window.cut_by_bytes else ""
+        lines.append(f"[Showing lines {window.first}-{last} of {total}{reason}. Use offset={last + 1} to read on.]")
     return "\n".join(lines)

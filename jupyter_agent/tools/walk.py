@@ -11,6 +11,7 @@ import threading
 from dataclasses import dataclass
 from typing import Iterator
 
+from jupyter_agent.tools.blocking import Stopped
 from jupyter_agent.tools.workspace import Workspace
 
 # Tool and package caches: never what the model is looking for, and often enormous.
@@ -20,10 +21,6 @@ IGNORED_DIRS = frozenset(
         ".pytest_cache", ".ruff_cache", ".tox", ".ipynb_checkpoints", ".next", ".turbo",
     }
 )
-
-
-class Stopped(Exception):
-    """The caller stopped waiting (the run was cancelled); the worker thread gives up."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,171 @@
+"""One sub-agent of a ``delegate`` call: its budget, its run, its usage relayed to the parent.
+
+Budget: the child's steps are at most the parent's remaining steps, its spend at most the
+parent's remaining spend. Children of one call may run at once, so each child's usage is
+charged to the parent as it happens (``AgentRun.add_external_usage``) and every child stops
+before a step the parent's remaining spend could not pay for: together they never exceed what
+the parent had left (with the runtime's own projection: the next step costs what the last did).
+
+Events for a UI, each passed as ``on_child_event(child_id, event)``: ``child_queued`` when the
+task is accepted, ``child_start`` when it gets a slot and runs, then every run event of the
+child (``step_start``, ``text_delta``, ``tool_call``, …), ending with exactly one ``finish``
+(a synthetic one when the child never started).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from jupyter_agent.loop import AbortSignal
+from jupyter_agent.runtime import AgentRun, FinishEvent, RunUsage, run_agent
+
+if TYPE_CHECKING:
+    from jupyter_agent.tools.delegate import DelegationContext
+
+_log = logging.getLogger(__name__)
+REFUSED = "refused"  # the child never ran: no budget left
+
+
+@dataclass(slots=True)
+class ChildQueuedEvent:
+    child_id: str
+    task: str
+    index: int  # position of the task in its delegate call, from 0
+    type: Literal["child_queued"] = field(default="child_queued", init=False)
+
+
+@dataclass(slots=True)
+class ChildStartEvent:
+    child_id: str
+    max_steps: int
+    max_spend_usd: float | None
+    type: Literal["child_start"] = field(default="child_start", init=False)
+
+
+@dataclass
+class ChildOutcome:
+    child_id: str
+    task: str
+    reason: str  # a run's stop reason, or "refused"
+    text: str
+    steps: int = 0
+    usage: RunUsage = field(default_factory=RunUsage)
+    error: str | None = None
+    out_of_spend: bool = False  # stopped because the parent's remaining spend ran out
+
+
+def no_steps_left() -> str:
+    return "No steps left for a sub-agent: this run is at its max_steps. Finish the task yourself."
+
+
+def no_spend_left() -> str:
+    return "No spend budget left for a sub-agent: this run's max_spend_usd is used up. Finish the task yourself."
+
+
+class ChildJob:
+    def __init__(self, context: "DelegationContext", parent: AgentRun, task: str, index: int) -> None:
+        self.context = context
+        self.parent = parent
+        self.task = task
+        self.child_id = context.new_child_id()
+        self.child: AgentRun | None = None
+        self._charged = RunUsage()
+        self._spend_at_step_start = 0.0
+        self._out_of_spend = False
+        context.notify(self.child_id, ChildQueuedEvent(child_id=self.child_id, task=task, index=index))
+
+    async def run(self, signal: AbortSignal) -> ChildOutcome:
+        outcome: ChildOutcome | None = None
+        try:
+            # A fourth child waits for a slot rather than failing: the model asked for the work,
+            # and a refusal would only cost another round-trip to ask again.
+            async with self.context.slots:
+                signal.throw_if_aborted()
+                outcome = await self._run_child(signal)
+            return outcome
+        finally:
+            if self.child is None:
+                reason = outcome.reason if outcome is not None else "aborted"
+                text = outcome.text if outcome is not None else ""
+                self.context.notify(self.child_id, FinishEvent(reason=reason, text=text, usage=RunUsage()))
+
+    async def _run_child(self, signal: AbortSignal) -> ChildOutcome:
+        budget = self._budget()
+        if isinstance(budget, str):
+            return ChildOutcome(self.child_id, self.task, REFUSED, budget)
+        max_steps, max_spend = budget
+        context = self.context
+        child = run_agent(
+            context.model, self.task, system=context.system, tools=context.tools_for_child(),
+            stream_fn=context.stream_fn, max_steps=max_steps, max_spend_usd=max_spend, rates=context.rates,
+            should_stop=self._parent_cannot_pay, permissions=context.permissions, signal=signal,
+            stream_options=context.stream_options,
+        )
+        self.child = child
+        context.active[self.child_id] = child
+        context.notify(self.child_id, ChildStartEvent(child_id=self.child_id, max_steps=max_steps, max_spend_usd=max_spend))
+        child.add_listener(self._on_child_event)
+        try:
+            result = await child.result()
+        except asyncio.CancelledError:
+            child.interrupt()  # the parent's tool was cancelled: its child must not run on
+            raise
+        except Exception as failure:  # noqa: BLE001 - a failing child is a result for the parent
+            return ChildOutcome(self.child_id, self.task, "error", "", error=str(failure) or type(failure).__name__)
+        finally:
+            context.active.pop(self.child_id, None)
+        return ChildOutcome(
+            self.child_id, self.task, result.reason, result.text, result.steps, result.usage.copy(),
+            result.error, self._out_of_spend or result.reason == "max_spend",
+        )
+
+    def _budget(self) -> tuple[int, float | None] | str:
+        """(max_steps, max_spend_usd) taken from what the parent has left, or why there is none."""
+        steps = self.parent.remaining_steps()
+        if steps is not None and steps < 1:
+            return no_steps_left()
+        spend = self.parent.remaining_spend()
+        if spend is not None and spend <= 0:
+            return no_spend_left()
+        max_steps = self.context.max_child_steps if steps is None else min(steps, self.context.max_child_steps)
+        caps = [cap for cap in (spend, self.context.max_child_spend_usd) if cap is not None]
+        return max_steps, (min(caps) if caps else None)
+
+    def _parent_cannot_pay(self, _context: Any) -> bool:
+        """``should_stop`` of the child: the parent's remaining spend cannot pay another such step."""
+        remaining = self.parent.remaining_spend()
+        if remaining is None or self.child is None:
+            return False
+        last_step = self.child.usage.spend_usd - self._spend_at_step_start
+        self._out_of_spend = remaining < last_step
+        return self._out_of_spend
+
+    def _on_child_event(self, event: Any) -> None:
+        kind = event.type
+        if kind == "step_start":
+            self._spend_at_step_start = self.child.usage.spend_usd
+        elif kind in ("message", "step_finish", "finish"):
+            self._relay_usage()
+        self.context.notify(self.child_id, event)
+
+    def _relay_usage(self) -> None:
+        """Charges the parent with what the child spent since the last relay."""
+        now = self.child.usage
+        delta = RunUsage(
+            input_tokens=now.input_tokens - self._charged.input_tokens,
+            output_tokens=now.output_tokens - self._charged.output_tokens,
+            cache_read_tokens=now.cache_read_tokens - self._charged.cache_read_tokens,
+            cache_write_tokens=now.cache_write_tokens - self._charged.cache_write_tokens,
+            spend_usd=now.spend_usd - self._charged.spend_usd,
+        )
+        if delta == RunUsage():
+            return
+        self._charged = now
+        if not self.parent.add_external_usage(delta):
+            _log.debug("sub-agent %s spent after its parent settled", self.child_id)
+
+
+__all__ = ["ChildJob", "ChildOutcome", "ChildQueuedEvent", "ChildStartEvent", "REFUSED", "no_spend_left", "no_steps_left"]

@@ -1,0 +1,74 @@
+"""Changing a file safely: read-before-write checks, the undo hook, and an unchanged-file guard.
+
+A change is planned in a worker thread (resolve, read, verify, compute), announced to
+``before_write`` on the event loop thread (the session keeps undo snapshots through it), then
+committed in a worker thread that is not abandoned on cancellation.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from jupyter_agent.tools.blocking import in_thread
+from jupyter_agent.tools.errors import ToolError
+from jupyter_agent.tools.read_tracker import ReadTracker, digest_of
+from jupyter_agent.tools.textfiles import looks_binary
+from jupyter_agent.tools.workspace import Workspace
+
+BeforeWrite = Callable[[Path], None]
+
+
+@dataclass
+class PlannedChange:
+    path: Path
+    shown: str
+    content: bytes
+    previous: bytes | None  # None: the file is new
+    report: str
+
+
+def existing_bytes(workspace: Workspace, path: Path) -> bytes | None:
+    """The current bytes of a file about to change, ``None`` when it does not exist yet."""
+    shown = workspace.relative(path)
+    if path.is_dir():
+        raise ToolError(f"{shown} is a folder; give a file path.")
+    if not path.exists():
+        return None
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise ToolError(f"Cannot read {shown}: {error.strerror or error}") from None
+
+
+def decode_for_edit(data: bytes, shown: str) -> str:
+    if looks_binary(data):
+        raise ToolError(f"{shown} is a binary file; edit changes text files only.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        # Re-encoding a lossy decode would corrupt the bytes we could not read.
+        raise ToolError(f"{shown} is not valid UTF-8 text; edit it with bash or python instead.") from None
+
+
+async def apply_change(plan: PlannedChange, tracker: ReadTracker, before_write: BeforeWrite | None) -> str:
+    if before_write is not None:
+        before_write(plan.path)
+    await in_thread(lambda stop: _commit(plan, tracker), cancellable=False)
+    return plan.report
+
+
+def _commit(plan: PlannedChange, tracker: ReadTracker) -> None:
+    # The file may have changed between planning and now (another writer, a cell).
+    current = plan.path.read_bytes() if plan.path.exists() else None
+    if current != plan.previous:
+        raise ToolError(f"{plan.shown} changed on disk while it was being changed. Read it again and retry.")
+    try:
+        os.makedirs(plan.path.parent, exist_ok=True)
+        with open(plan.path, "wb") as handle:
+            handle.write(plan.content)
+    except OSError as error:
+        raise ToolError(f"Cannot write {plan.shown}: {error.strerror or error}") from None
+    tracker.record(plan.path, digest_of(plan.content))

@@ -1,0 +1,173 @@
+"""The ``grep`` tool: lines matching a regular expression, as ``path:line: text``.
+
+Binary files, cache folders and very large files are skipped. Most files do not match, so each
+file is first tested as a whole (a literal pattern even before decoding) and split into lines
+only when it can match.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from jupyter_agent.loop import AgentTool
+from jupyter_agent.messages import TextContent
+from jupyter_agent.tools.blocking import in_thread
+from jupyter_agent.tools.caps import OutputCaps, clip_line, truncate_head
+from jupyter_agent.tools.errors import ToolError
+from jupyter_agent.tools.glob_pattern import compile_glob
+from jupyter_agent.tools.textfiles import decode_text, has_binary_extension, looks_binary
+from jupyter_agent.tools.walk import walk
+from jupyter_agent.tools.workspace import Workspace
+
+DESCRIPTION = (
+    "Search file contents with a Python regular expression; prints `path:line: text` for each "
+    "matching line. Use path to search a folder or one file and glob (e.g. `*.py`, `src/**/*.ts`) "
+    "to filter files. Binary files and cache folders (.git, node_modules, …) are skipped. "
+    "Use (?i) for a case-insensitive search."
+)
+
+_REGEX_SPECIALS = set(".^$*+?{}[]\\|()")
+# Most source files fit in one read of this size.
+_FIRST_READ = 65536
+
+
+class GrepArgs(BaseModel):
+    pattern: str = Field(description="Regular expression (Python `re` syntax).")
+    path: str = Field(default=".", description="Folder or file to search, relative to the workspace.")
+    glob: str | None = Field(default=None, description="Only files matching this glob (name, or path with /).")
+
+
+@dataclass
+class _Search:
+    line_regex: re.Pattern[str]
+    whole_regex: re.Pattern[str]
+    literal: bytes | None
+    caps: OutputCaps
+    lines: list[str] = field(default_factory=list)
+    matches: int = 0
+    files: int = 0
+    skipped_large: int = 0
+    stopped: bool = False
+
+
+def grep_tool(workspace: Workspace, caps: OutputCaps) -> AgentTool:
+    async def execute(args: GrepArgs, signal) -> list:
+        text = await in_thread(lambda stop: search(workspace, caps, args, stop))
+        return [TextContent(text=text)]
+
+    return AgentTool(
+        name="grep", description=DESCRIPTION, parameters=GrepArgs, execute=execute, label="Grep", read_only=True
+    )
+
+
+def search(workspace: Workspace, caps: OutputCaps, args: GrepArgs, stop: threading.Event) -> str:
+    state = _Search(*_compile(args.pattern), caps=caps)
+    start = workspace.resolve(args.path)
+    if not start.exists():
+        raise ToolError(f"Path not found: {workspace.relative(start)}.")
+    file_filter = compile_glob(args.glob) if args.glob else None
+    by_path = bool(args.glob and "/" in args.glob)
+    if start.is_file():
+        _search_file(str(start), workspace.relative(start), state)
+    else:
+        # Names are built from the walk's relative paths: os.path.relpath per file costs more than the search.
+        prefix = "" if start == workspace.root else workspace.relative(start) + "/"
+        for entry in walk(str(start), workspace, stop=stop):
+            if entry.is_dir or has_binary_extension(entry.name):
+                continue
+            if file_filter and not file_filter.match(entry.relative if by_path else entry.name):
+                continue
+            _search_file(entry.path, prefix + entry.relative, state)
+            if state.stopped:
+                break
+    return _report(state, args, workspace.relative(start))
+
+
+def _compile(pattern: str) -> tuple[re.Pattern[str], re.Pattern[str], bytes | None]:
+    try:
+        line_regex = re.compile(pattern)
+        whole_regex = re.compile(pattern, re.MULTILINE)
+    except re.error as error:
+        raise ToolError(
+            f"Invalid regular expression {pattern!r}: {error}. Escape special characters such as "
+            "( [ . * + ? with a backslash to match them literally."
+        ) from None
+    literal = pattern.encode("utf-8") if pattern and not (_REGEX_SPECIALS & set(pattern)) else None
+    return line_regex, whole_regex, literal
+
+
+def _search_file(path: str, shown: str, state: _Search) -> None:
+    caps = state.caps
+    data = _read_small(path, caps.grep_max_file_bytes)
+    if data is None:
+        state.skipped_large += 1
+        return
+    if state.literal is not None and state.literal not in data:
+        return
+    if looks_binary(data):
+        return
+    text = decode_text(data)
+    if state.literal is None and state.whole_regex.search(text) is None:
+        return
+    in_file = 0
+    for number, line in enumerate(text.split("\n"), start=1):
+        if state.line_regex.search(line) is None:
+            continue
+        in_file += 1
+        if in_file <= caps.grep_max_per_file and not state.stopped:
+            state.lines.append(f"{shown}:{number}: {clip_line(line.rstrip(chr(13)), caps.grep_line_chars)}")
+            state.matches += 1
+            state.stopped = state.matches >= caps.grep_max_matches
+    if in_file:
+        state.files += 1
+    hidden = in_file - min(in_file, caps.grep_max_per_file)
+    if hidden and not state.stopped:
+        state.lines.append(f"{shown}: … {hidden} more matching lines in this file (grep the file itself to see them)")
+
+
+def _read_small(path: str, limit: int) -> bytes | None:
+    """The file's bytes, ``b""`` when unreadable, ``None`` when over ``limit``.
+
+    Raw os calls and one read for most source files: opening 50 000 files through ``open()``
+    and ``stat()`` each costs more than searching them.
+    """
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except OSError:
+        return b""
+    try:
+        data = os.read(descriptor, _FIRST_READ)
+        if len(data) < _FIRST_READ:
+            return data if len(data) <= limit else None
+        if os.fstat(descriptor).st_size > limit:
+            return None
+        chunks = [data]
+        while chunk := os.read(descriptor, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return b""
+    finally:
+        os.close(descriptor)
+
+
+def _report(state: _Search, args: GrepArgs, shown: str) -> str:
+    notes = []
+    if state.stopped:
+        notes.append(
+            f"[Stopped after {state.matches} matching lines; narrow the pattern, path or glob to see the rest.]"
+        )
+    if state.skipped_large:
+        notes.append(
+            f"[{state.skipped_large} files over {state.caps.grep_max_file_bytes // 1_000_000} MB were not searched; "
+            "use bash (grep) for those.]"
+        )
+    if not state.lines:
+        where = f" in {shown}" + (f" (files matching {args.glob})" if args.glob else "")
+        return "\n".join([f"No matches for {args.pattern!r}{where}.", *notes])
+    return truncate_head("\n".join(state.lines + notes), state.caps, "Narrow the pattern, path or glob.")

@@ -1,0 +1,29 @@
+"""``kernel_tools``: python, variables and inspect over a live IPython shell."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jupyter_agent.loop import AgentTool
+from jupyter_agent.tools.caps import DEFAULT_CAPS, OutputCaps
+from jupyter_agent.tools.data_policy import DataPolicy, DataPolicyName
+from jupyter_agent.tools.inspect_tool import inspect_tool
+from jupyter_agent.tools.python_tool import python_tool
+from jupyter_agent.tools.variables import variables_tool
+
+
+def kernel_tools(
+    shell: Any,
+    *,
+    data_policy: DataPolicyName = "sample",  # see DataPolicy for why these defaults
+    sample_rows: int = 5,
+    caps: OutputCaps | None = None,
+) -> list[AgentTool]:
+    """Tools over ``shell`` (an IPython ``InteractiveShell``; in the kernel, its ZMQ shell).
+
+    ``data_policy`` bounds what variables and inspect send: "schema" (no values), "sample"
+    (statistics and ``sample_rows`` rows) or "full" (as much as the caps allow).
+    """
+    policy = DataPolicy(data_policy, sample_rows)
+    caps = caps or DEFAULT_CAPS
+    return [python_tool(shell, caps), variables_tool(shell, policy, caps), inspect_tool(shell, policy, caps)]

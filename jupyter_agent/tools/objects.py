@@ -1,0 +1,141 @@
+"""Facts about live objects that cost nothing and run no user code.
+
+Known types (builtins, pandas, numpy) are asked for their length, shape and memory through the
+library's own code; any other object only through ``type()`` and static lookups, because a
+user-defined ``__len__``, ``__sizeof__``, property or ``__repr__`` could be slow or have effects.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import types
+from typing import Any
+
+# Builtin types whose len() and sys.getsizeof() are the interpreter's own.
+SIZED_BUILTINS = (list, tuple, dict, set, frozenset, str, bytes, bytearray, range)
+SCALARS = (bool, int, float, complex, type(None))
+
+
+def pandas_types() -> tuple[type, ...]:
+    pandas = sys.modules.get("pandas")
+    # Not imported means no object can be a DataFrame: the tools never import pandas themselves.
+    return (pandas.DataFrame, pandas.Series) if pandas is not None else ()
+
+
+def is_dataframe(value: Any) -> bool:
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
+
+
+def is_series(value: Any) -> bool:
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.Series)
+
+
+def is_ndarray(value: Any) -> bool:
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.ndarray)
+
+
+def type_name(value: Any) -> str:
+    cls = type(value)
+    module = cls.__module__
+    if module in ("builtins", "__main__") or module.startswith(("pandas", "numpy")):
+        return cls.__qualname__
+    return f"{module}.{cls.__qualname__}"
+
+
+def shape_text(value: Any) -> str | None:
+    if is_dataframe(value):
+        rows, columns = value.shape
+        return f"{rows} rows × {columns} columns"
+    if is_series(value):
+        return f"{len(value)} rows"
+    if is_ndarray(value):
+        return "shape " + "×".join(str(size) for size in value.shape) if value.ndim else "scalar"
+    if type(value) in SIZED_BUILTINS:
+        return f"len {len(value)}"
+    return None
+
+
+def memory_bytes(value: Any) -> int | None:
+    """Shallow memory use; ``None`` when it cannot be known without running user code."""
+    try:
+        if is_dataframe(value):
+            # deep=False: measuring each Python object in an object column is O(rows).
+            return int(value.memory_usage(index=True, deep=False).sum())
+        if is_series(value):
+            return int(value.memory_usage(index=True, deep=False))
+        if is_ndarray(value):
+            return int(value.nbytes)
+    except Exception:  # noqa: BLE001 - a broken extension dtype must not break the listing
+        return None
+    if _sizeof_is_builtin(type(value)):
+        return sys.getsizeof(value)
+    return None
+
+
+def _sizeof_is_builtin(cls: type) -> bool:
+    try:
+        sizeof = inspect.getattr_static(cls, "__sizeof__")
+    except AttributeError:
+        return False
+    return not isinstance(sizeof, (types.FunctionType, staticmethod, classmethod, property))
+
+
+def scalar_text(value: Any, max_chars: int = 80) -> str | None:
+    """A short literal for scalars and short strings, ``None`` for anything else."""
+    cls = type(value)
+    if cls is int and value.bit_length() > 256:
+        return None  # repr of a huge int is slow (and capped by the interpreter)
+    if cls in SCALARS:
+        return repr(value)
+    if cls is str and len(value) <= max_chars:
+        return repr(value)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(value, numpy.generic) and not isinstance(value, numpy.void):
+        text = repr(value.item())
+        return text if len(text) <= max_chars else text[:max_chars] + "…"
+    return None
+
+
+def is_agent_object(value: Any) -> bool:
+    """The agent's own objects in the namespace (tools, sessions, controllers) are not user data."""
+    if isinstance(value, (type, types.FunctionType)):
+        module = getattr(value, "__module__", None) or ""
+    else:
+        module = type(value).__module__
+    return module == "jupyter_agent" or module.startswith("jupyter_agent.")
+
+
+def safe_repr(value: Any, max_chars: int, depth: int = 2, max_items: int = 10) -> str:
+    """A repr that only calls library code: scalars, strings and builtin containers of them."""
+    cls = type(value)
+    if cls is str:
+        text = repr(value[:max_chars])
+        # The ellipsis goes inside the closing quote, whichever quote repr chose.
+        return text if len(value) <= max_chars else text[:-1] + "…" + text[-1]
+    if cls in (bytes, bytearray):
+        return repr(bytes(value[:max_chars])) + ("…" if len(value) > max_chars else "")
+    literal = scalar_text(value, max_chars)
+    if literal is not None:
+        return literal
+    if cls in (list, tuple, set, frozenset, dict) and depth > 0:
+        pairs = value.items() if cls is dict else value
+        parts: list[str] = []
+        used = 0
+        for index, item in enumerate(pairs):
+            # Stop at the item count or the character budget, whichever comes first.
+            if index >= max_items or used > max_chars:
+                parts.append(f"… {len(value) - index} more")
+                break
+            if cls is dict:
+                text = f"{safe_repr(item[0], 40, 0)}: {safe_repr(item[1], max_chars // 2, depth - 1)}"
+            else:
+                text = safe_repr(item, max_chars // 2, depth - 1)
+            parts.append(text)
+            used += len(text) + 2
+        open_, close = {list: "[]", tuple: "()", set: "{}", frozenset: "{}", dict: "{}"}[cls]
+        return open_ + ", ".join(parts) + close
+    return f"<{type_name(value)}>"

@@ -1,0 +1,159 @@
+"""Running a shell command in its own process group that a timeout or an abort kills whole.
+
+The command gets a new session (so it and everything it starts share one process group), stdin
+from /dev/null (a command that reads stdin sees EOF at once) and two pipes whose head and tail are
+kept while it runs. On timeout or abort the group gets SIGTERM, then SIGKILL after a short grace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal as signals
+import time
+from dataclasses import dataclass
+
+from jupyter_agent.loop import AbortSignal
+from jupyter_agent.tools.caps import HeadTailBuffer
+from jupyter_agent.tools.errors import ToolError
+
+# Long enough for a well-behaved process to clean up, short enough that stop feels immediate.
+TERM_GRACE = 1.0
+# After the shell exits, background jobs may keep the pipes open; their output is not waited for.
+DRAIN_GRACE = 0.5
+# Pipe reads of one pipe buffer (64 KiB on Linux) at a time.
+_CHUNK = 65536
+
+
+@dataclass
+class CommandResult:
+    exit_code: int | None
+    stdout: HeadTailBuffer[bytes]
+    stderr: HeadTailBuffer[bytes]
+    timed_out: bool = False
+    aborted: bool = False
+    seconds: float = 0.0
+
+
+def shell_path() -> str:
+    return shutil.which("bash") or "/bin/sh"
+
+
+def child_environment() -> dict[str, str]:
+    env = dict(os.environ)
+    # Pagers would wait for a keypress that never comes.
+    env.update(PAGER="cat", GIT_PAGER="cat")
+    # The kernel's inline matplotlib backend does not exist outside the kernel.
+    if env.get("MPLBACKEND", "").startswith("module://matplotlib_inline"):
+        del env["MPLBACKEND"]
+    return env
+
+
+async def run_command(
+    command: str, *, cwd: str, timeout: float, signal: AbortSignal, capture_bytes: int
+) -> CommandResult:
+    stdout: HeadTailBuffer[bytes] = HeadTailBuffer(b"", capture_bytes)
+    stderr: HeadTailBuffer[bytes] = HeadTailBuffer(b"", capture_bytes)
+    if signal.aborted:
+        return CommandResult(None, stdout, stderr, aborted=True)
+    started = time.monotonic()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            shell_path(), "-c", command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=child_environment(),
+            start_new_session=True,
+        )
+    except OSError as error:
+        raise ToolError(f"The command could not be started: {error}") from None
+    readers = [
+        asyncio.ensure_future(_drain(process.stdout, stdout)),
+        asyncio.ensure_future(_drain(process.stderr, stderr)),
+    ]
+    loop = asyncio.get_running_loop()
+    abort_requested = asyncio.Event()
+
+    def on_abort(reason: BaseException) -> None:
+        # Listeners may be called from another thread (a stop button, a signal handler).
+        loop.call_soon_threadsafe(abort_requested.set)
+
+    signal.add_listener(on_abort)
+    exited = asyncio.ensure_future(_exit_of(process))
+    abort_wait = asyncio.ensure_future(abort_requested.wait())
+    result = CommandResult(None, stdout, stderr)
+    try:
+        await asyncio.wait({exited, abort_wait}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if not exited.done():
+            result.aborted = abort_requested.is_set()
+            result.timed_out = not result.aborted
+            await kill_group(process)
+        await asyncio.wait(readers, timeout=DRAIN_GRACE)
+        result.exit_code = process.returncode
+    finally:
+        signal.remove_listener(on_abort)
+        abort_wait.cancel()
+        for reader in readers:
+            reader.cancel()
+        exited.cancel()
+        if process.returncode is None:
+            # Cancelled while waiting (the run was stopped): no time for grace, kill now.
+            _signal_group(process.pid, signals.SIGKILL)
+            await _reap_briefly(process)
+        _close_pipes(process)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+async def kill_group(process: asyncio.subprocess.Process) -> None:
+    _signal_group(process.pid, signals.SIGTERM)
+    try:
+        await asyncio.wait_for(_exit_of(process), TERM_GRACE)
+    except asyncio.TimeoutError:
+        pass
+    # Children may outlive the shell (or ignore SIGTERM); the group still exists while they run.
+    _signal_group(process.pid, signals.SIGKILL)
+    await _exit_of(process)
+
+
+async def _exit_of(process: asyncio.subprocess.Process) -> int:
+    """The shell's exit. ``Process.wait()`` would also wait for every holder of the pipes to close
+    them, i.e. for background jobs; polling the return code (set by the child watcher) does not."""
+    delay = 0.002
+    while process.returncode is None:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
+    return process.returncode
+
+
+async def _reap_briefly(process: asyncio.subprocess.Process) -> None:
+    # Let the child watcher collect the killed shell so no zombie (or warning) is left behind.
+    try:
+        await asyncio.wait_for(_exit_of(process), TERM_GRACE)
+    except (asyncio.TimeoutError, asyncio.CancelledError):
+        pass
+
+
+def _close_pipes(process: asyncio.subprocess.Process) -> None:
+    # Background jobs that outlive the shell keep the pipes open; stop reading them. Process has
+    # no public close(); its transport's close() is stable since Python 3.4.
+    transport = getattr(process, "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
+def _signal_group(pgid: int, signum: int) -> None:
+    try:
+        os.killpg(pgid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def _drain(stream: asyncio.StreamReader | None, buffer: HeadTailBuffer[bytes]) -> None:
+    if stream is None:
+        return
+    while chunk := await stream.read(_CHUNK):
+        buffer.write(chunk)

@@ -1,0 +1,32 @@
+import numpy as np
+import pandas as pd
+
+from jupyter_agent.tools.objects import memory_bytes, safe_repr, scalar_text, shape_text, type_name
+
+
+class Custom:
+    def __sizeof__(self):
+        raise AssertionError("user code ran")
+
+    def __len__(self):
+        raise AssertionError("user code ran")
+
+
+def test_facts_of_known_types():
+    assert shape_text(pd.DataFrame({"a": [1, 2]})) == "2 rows × 1 columns"
+    assert shape_text(np.zeros((2, 3))) == "shape 2×3"
+    assert shape_text([1, 2]) == "len 2"
+    assert memory_bytes(np.zeros(10)) == 80
+    assert type_name(pd.Series([1])) == "Series" and type_name(Custom()).endswith("Custom")
+
+
+def test_unknown_objects_run_no_code():
+    assert shape_text(Custom()) is None and memory_bytes(Custom()) is None
+
+
+def test_scalars_and_safe_repr():
+    assert scalar_text(3) == "3" and scalar_text(np.float64(1.5)) == "1.5"
+    assert scalar_text(10 ** 400) is None and scalar_text("x" * 100) is None
+    assert safe_repr([1, "a", Custom()], 100).startswith("[1, 'a', <")
+    assert safe_repr("abcdef", 3) == "'abc…'"
+    assert safe_repr(list(range(100)), 1000, max_items=3) == "[0, 1, 2, … 97 more]"

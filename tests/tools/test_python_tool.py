@@ -1,0 +1,156 @@
+import base64
+import os
+import signal as signals
+import sys
+import threading
+
+import pytest
+
+from jupyter_agent import AbortController, RunCancelled
+from jupyter_agent.tools import OutputCaps, ToolError
+
+pytestmark = pytest.mark.anyio
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def send_signal_when(event: threading.Event, signum: int) -> threading.Thread:
+    """Sends ``signum`` to this process once the running code has set ``event``."""
+
+    def wait_and_send():
+        if event.wait(10):
+            os.kill(os.getpid(), signum)
+
+    thread = threading.Thread(target=wait_and_send, daemon=True)
+    thread.start()
+    return thread
+
+
+async def test_variables_persist_and_the_last_value_is_shown(kernel, shell):
+    assert await kernel.text("python", code="x = 41\nprint('hi')\nx + 1") == "hi\nOut: 42"
+    assert await kernel.text("python", code="x * 2") == "Out: 82"
+    assert shell.user_ns["x"] == 41
+
+
+async def test_trailing_semicolon_hides_the_value_and_no_output_is_said(kernel):
+    assert await kernel.text("python", code="y = 3\ny;") == "(no output)"
+
+
+async def test_stdout_and_stderr_are_captured_in_order_and_restored(kernel):
+    stdout, stderr = sys.stdout, sys.stderr
+    text = await kernel.text("python", code="import sys\nprint('a')\nprint('b', file=sys.stderr)\nprint('c')")
+    assert text == "a\nb\nc"
+    assert sys.stdout is stdout and sys.stderr is stderr
+
+
+async def test_syntax_error(kernel):
+    text = await kernel.error("python", code="def f(:\n    pass")
+    assert "SyntaxError" in text and "\x1b[" not in text
+
+
+async def test_exception_returns_the_traceback_without_colour_codes(kernel, shell):
+    displayhook, publisher = shell.displayhook, shell.display_pub
+    text = await kernel.error("python", code="print('before')\ndef boom():\n    return 1 / 0\nboom()")
+    assert text.startswith("before\n")
+    assert "ZeroDivisionError" in text and "boom()" in text and "\x1b[" not in text
+    assert shell.displayhook is displayhook and shell.display_pub is publisher
+    assert "_showtraceback" not in vars(shell) and sys.displayhook is not None
+
+
+async def test_keyboard_interrupt_in_an_infinite_loop_is_a_readable_result(kernel, shell):
+    started = threading.Event()
+    shell.user_ns["started"] = started
+    send_signal_when(started, signals.SIGINT)
+    stdout = sys.stdout
+    text = await kernel.error("python", code="n = 1\nprint('looping')\nstarted.set()\nwhile True:\n    n += 1")
+    assert text.startswith("Interrupted (KeyboardInterrupt)") and "looping" in text
+    assert shell.user_ns["n"] > 1 and sys.stdout is stdout
+
+
+async def test_run_cancelled_raised_by_the_notebook_handler_is_interrupted(kernel, shell):
+    class AgentInterrupt(RunCancelled):
+        pass
+
+    controller = AbortController()
+
+    def handler(signum, frame):
+        controller.abort(AgentInterrupt())
+        raise AgentInterrupt()
+
+    started = threading.Event()
+    shell.user_ns["started"] = started
+    stdout = sys.stdout
+    previous = signals.signal(signals.SIGUSR1, handler)
+    try:
+        send_signal_when(started, signals.SIGUSR1)
+        tool = kernel.tools["python"]
+        with pytest.raises(ToolError, match=r"Interrupted \(AgentInterrupt\)"):
+            await tool.execute(tool.parameters(code="started.set()\nwhile True:\n    pass"), controller.signal)
+    finally:
+        signals.signal(signals.SIGUSR1, previous)
+    assert sys.stdout is stdout
+
+
+async def test_abort_while_the_code_ran_is_reported(kernel, shell):
+    controller = AbortController()
+    shell.user_ns["controller"] = controller
+    tool = kernel.tools["python"]
+    with pytest.raises(ToolError, match=r"Interrupted \(the run was stopped\)") as caught:
+        await tool.execute(tool.parameters(code="print('partial')\ncontroller.abort()"), controller.signal)
+    assert "partial" in str(caught.value)
+
+
+async def test_figure_comes_back_as_an_image(kernel):
+    result = await kernel("python", code="import matplotlib.pyplot as plt\nplt.plot([1, 2, 3]);")
+    assert not result.is_error
+    images = [block for block in result.content if block.type == "image"]
+    assert len(images) == 1 and images[0].mime_type == "image/png"
+    assert base64.b64decode(images[0].data).startswith(PNG_MAGIC)
+    again = await kernel("python", code="1")
+    assert [block.type for block in again.content] == ["text"]
+
+
+async def test_figure_as_last_value_is_returned_once(kernel):
+    result = await kernel("python", code="import matplotlib.pyplot as plt\nfig = plt.figure()\nfig.gca().plot([1, 2])\nfig")
+    assert [block.type for block in result.content] == ["text", "image"]
+    assert result.content[0].text.startswith("Out: <Figure")
+
+
+async def test_repr_png_objects_and_rich_displays(kernel, shell):
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    )
+
+    class Picture:
+        def _repr_png_(self):
+            return png
+
+    shell.user_ns["Picture"] = Picture
+    result = await kernel("python", code="Picture()")
+    image = [block for block in result.content if block.type == "image"][0]
+    assert base64.b64decode(image.data) == png
+    text = await kernel.text("python", code="from IPython.display import display, HTML\ndisplay(HTML('<b>x</b>'))\ndisplay({'k': 1})")
+    assert text == "<IPython.core.display.HTML object>\n{'k': 1}"
+
+
+async def test_ten_megabytes_of_output_are_capped_keeping_head_and_tail(kernel):
+    code = "print('FIRST')\nfor i in range(200_000):\n    print('x' * 49)\nprint('LAST')"
+    text = await kernel.text("python", code=code)
+    assert text.startswith("FIRST\n") and text.endswith("LAST")
+    assert "cut from the middle" in text
+    assert len(text.encode()) <= 50_000 + 500
+
+
+async def test_one_huge_line_is_capped(kernel_with):
+    kernel = kernel_with(caps=OutputCaps(max_bytes=5000))
+    text = await kernel.text("python", code="print('y' * 10_000_000)")
+    assert len(text) < 10_000 and "more characters" in text
+
+
+async def test_top_level_await_is_refused_with_advice(kernel):
+    text = await kernel.error("python", code="import asyncio\nawait asyncio.sleep(0)")
+    assert "Top-level await cannot run here" in text
+
+
+async def test_magics_work(kernel):
+    assert "Out: 3" in await kernel.text("python", code="%time z = 3\nz")
