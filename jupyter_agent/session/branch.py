@@ -92,9 +92,10 @@ class ActiveBranch:
                 self.problems.append(f"compaction {record.id} keeps unknown record {record.first_kept_id}: ignored")
                 return
             kept = next((i for i, (rid, _) in enumerate(self.view) if self.position[rid] >= start), len(self.view))
-        head = [self.view[0]] if kept > 0 else []
-        summary = UserMessage(content=record.summary, timestamp=record.ts)
-        self.view = head + [(record.id, summary)] + self.view[kept:]
+        # The runtime's head: everything up to and including the first user message.
+        head_end = next((i + 1 for i, (_, m) in enumerate(self.view) if isinstance(m, UserMessage)), 0)
+        summary = record.message or UserMessage(content=record.summary, timestamp=record.ts)
+        self.view = self.view[: min(head_end, kept)] + [(record.id, summary)] + self.view[kept:]
 
 
 class SessionIndex:

@@ -16,7 +16,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from jupyter_agent.session.records import HEADER_ADAPTER, RECORD_ADAPTER, Record, SessionHeader
+from jupyter_agent.session.records import (
+    HEADER_ADAPTER,
+    RECORD_ADAPTER,
+    SESSION_VERSION,
+    Record,
+    SessionHeader,
+)
 
 # Transcripts may hold private data: only the owner reads them.
 FILE_MODE = 0o600
@@ -28,7 +34,7 @@ class SessionWarning(UserWarning):
 
 @dataclass(frozen=True)
 class LoadProblem:
-    line: int  # 1-based line number in the file
+    line: int  # 1-based line number in the file; 0 when no single line is at fault
     reason: str
     torn: bool = False  # the unterminated last line: an interrupted write
 
@@ -44,7 +50,8 @@ class JournalContents:
 
     def warn(self, path: Path) -> None:
         for problem in self.problems:
-            warnings.warn(f"{path}: line {problem.line}: {problem.reason}", SessionWarning, stacklevel=3)
+            where = f"line {problem.line}: " if problem.line else ""
+            warnings.warn(f"{path}: {where}{problem.reason}", SessionWarning, stacklevel=4)
 
 
 def read_journal(path: Path) -> JournalContents:
@@ -72,9 +79,14 @@ def _read_line(line: bytes, number: int, contents: JournalContents, last: bool, 
     if contents.header is None and not contents.records and b'"session"' in line:
         try:
             contents.header = HEADER_ADAPTER.validate_json(line)
-            return True
         except ValidationError:
             pass
+        else:
+            if contents.header.version > SESSION_VERSION:
+                version = contents.header.version
+                reason = f"written by format version {version}: reading what version {SESSION_VERSION} knows"
+                contents.problems.append(LoadProblem(number, reason))
+            return True
     try:
         contents.records.append(RECORD_ADAPTER.validate_json(line))
         return True
@@ -111,11 +123,17 @@ class JournalWriter:
             self.write(b"\n")
 
     def write(self, data: bytes) -> None:
+        start = os.fstat(self._fd).st_size
         view = memoryview(data)
-        while view:
-            # os.write may write less than asked (signals, full pipes): continue with the rest.
-            written = os.write(self._fd, view)
-            view = view[written:]
+        try:
+            while view:
+                # os.write may write less than asked (signals, full pipes): continue with the rest.
+                written = os.write(self._fd, view)
+                view = view[written:]
+        except BaseException:
+            # A failed write (disk full, interrupt) must not leave half a line for the next to fuse with.
+            os.ftruncate(self._fd, start)
+            raise
 
     def sync(self) -> None:
         os.fsync(self._fd)

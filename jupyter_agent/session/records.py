@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from jupyter_agent.messages import Message, now_ms
+from jupyter_agent.messages import Message, UserMessage, now_ms
 
 SESSION_FORMAT = "jupyter-agent-session"
 SESSION_VERSION = 1
@@ -56,6 +56,9 @@ class CompactionRecord(_Record):
     kind: Literal["compaction"] = "compaction"
     summary: str
     first_kept_id: str
+    # The summary message exactly as the model saw it (the runtime frames the summary);
+    # None: a plain user message holding ``summary``.
+    message: UserMessage | None = None
 
 
 class UsageRecord(_Record):

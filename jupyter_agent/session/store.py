@@ -108,13 +108,20 @@ class SessionStore:
 
     def append(self, message: Message) -> str:
         if not isinstance(message, _MESSAGE_TYPES):
-            raise TypeError(f"append() takes a UserMessage, AssistantMessage or ToolResultMessage, not {type(message).__name__}")
+            kind = type(message).__name__
+            raise TypeError(f"append() takes a UserMessage, AssistantMessage or ToolResultMessage, not {kind}")
         return self._append(MessageRecord, message=copy_message(message))
 
-    def record_compaction(self, summary: str, first_kept_id: str) -> str:
+    def record_compaction(self, summary: str, first_kept_id: str, *, message: UserMessage | None = None) -> str:
+        """From now on ``messages()`` is the first user message, the summary, then ``first_kept_id`` on.
+
+        ``message``: the summary message exactly as the model saw it, when the runtime framed it.
+        """
         if first_kept_id not in self._index.branch.position:
             raise ValueError(f"record {first_kept_id!r} is not on the active branch of {self.path}")
-        return self._append(CompactionRecord, summary=summary, first_kept_id=first_kept_id)
+        if message is not None and not isinstance(message, UserMessage):
+            raise TypeError(f"the summary message must be a UserMessage, not {type(message).__name__}")
+        return self._append(CompactionRecord, summary=summary, first_kept_id=first_kept_id, message=message)
 
     def record_usage(self, step_usage: Any, *, model: Any = None, step: int | None = None) -> str:
         """One step's usage: an object or mapping with the runtime's ``RunUsage`` fields."""
@@ -158,6 +165,7 @@ class SessionStore:
     def close(self) -> None:
         self._closed = True
         self._finalizer()
+        self._writers.clear()
 
     @property
     def _writer(self) -> JournalWriter | None:
@@ -189,6 +197,9 @@ class SessionStore:
     def _load(self) -> None:
         self._contents: JournalContents = read_journal(self.path)
         self._index = SessionIndex(self._contents.records)
+        # Links bridged or compactions ignored because a corrupt line took a record with it.
+        for reason in self._index.broken_links + self._index.branch.problems:
+            self._contents.problems.append(LoadProblem(0, reason))
         self._contents.warn(self.path)
 
     def _append(self, record_type: type, **fields: Any) -> str:
@@ -212,8 +223,9 @@ class SessionStore:
     def _write(self, records: list[Record], header: SessionHeader | None = None) -> str:
         writer = self._open_writer()
         if self._contents.header is None and not self._index.in_file:
-            self._contents.header = header or SessionHeader()
-            writer.write(self._line(self._contents.header))
+            header = header or SessionHeader()
+            writer.write(self._line(header))
+            self._contents.header = header
         writer.write(b"".join(self._line(record) for record in records))
         for record in records:
             self._index.add(record)
@@ -223,12 +235,12 @@ class SessionStore:
         return (self._redactor.redact(record.model_dump_json()) + "\n").encode()
 
     def _open_writer(self) -> JournalWriter:
-        if self._writer is not None:
-            return self._writer
         if self.read_only:
             raise PermissionError(f"session {self.path} was opened read-only")
         if self._closed:
             raise ValueError(f"session {self.path} is closed")
+        if self._writer is not None:
+            return self._writer
         if not self._lock.held:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._lock.acquire()

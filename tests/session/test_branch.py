@@ -1,0 +1,69 @@
+from jupyter_agent.messages import UserMessage
+from jupyter_agent.session.branch import SessionIndex
+from jupyter_agent.session.records import BranchRecord, CompactionRecord, LabelRecord, MessageRecord, UsageRecord
+
+
+def message(record_id, parent_id, text):
+    return MessageRecord(id=record_id, parent_id=parent_id, message=UserMessage(content=text))
+
+
+def contents(messages):
+    return [m.content for m in messages]
+
+
+def test_the_active_branch_ends_at_the_newest_record():
+    index = SessionIndex([
+        message("a", None, "a"), message("b", "a", "b"), message("c", "b", "c"),
+        BranchRecord(id="x", parent_id="a", at="a"), message("d", "x", "d"),
+    ])
+    assert contents(index.branch.history) == ["a", "d"]
+    assert [r.id for r in index.path_to("c")] == ["a", "b", "c"]
+
+
+def test_adding_to_the_tip_extends_and_adding_elsewhere_switches_branch():
+    index = SessionIndex([message("a", None, "a"), message("b", "a", "b")])
+    index.add(message("c", "b", "c"))
+    assert contents(index.branch.history) == ["a", "b", "c"]
+    index.add(BranchRecord(id="x", parent_id="b", at="b"))
+    assert contents(index.branch.history) == ["a", "b"]
+
+
+def test_a_missing_parent_is_bridged_by_file_order():
+    index = SessionIndex([message("a", None, "a"), message("c", "lost", "c")])
+    assert contents(index.branch.history) == ["a", "c"]
+    assert index.broken_links == ["record c: parent lost missing, linked to a"]
+
+
+def test_a_parent_cycle_does_not_hang():
+    index = SessionIndex([message("a", "b", "a"), message("b", "a", "b")])
+    assert contents(index.branch.history) == ["a", "b"]
+
+
+def test_usage_labels_and_compaction_on_the_branch():
+    index = SessionIndex([
+        message("a", None, "a"), message("b", "a", "b"), message("c", "b", "c"),
+        UsageRecord(id="u", parent_id="c", model="m", input_tokens=3, spend_usd=0.5),
+        CompactionRecord(id="k", parent_id="u", summary="S", first_kept_id="c"),
+        LabelRecord(id="l", parent_id="k", target_id="b", label="checkpoint"),
+    ])
+    branch = index.branch
+    assert contents(m for _, m in branch.view) == ["a", "S", "c"]
+    assert [record_id for record_id, _ in branch.view] == ["a", "k", "c"]
+    assert (branch.usage.input_tokens, branch.usage.spend_usd, branch.usage.steps) == (3, 0.5, 1)
+    assert branch.labels == {"checkpoint": "b"} and branch.model == "m"
+
+
+def test_a_compaction_keeping_a_record_no_longer_in_view_keeps_from_its_position():
+    index = SessionIndex([
+        message("a", None, "a"), message("b", "a", "b"), message("c", "b", "c"), message("d", "c", "d"),
+        CompactionRecord(id="k1", parent_id="d", summary="S1", first_kept_id="d"),
+        CompactionRecord(id="k2", parent_id="k1", summary="S2", first_kept_id="c"),
+    ])
+    assert contents(m for _, m in index.branch.view) == ["a", "S2", "S1", "d"]
+
+
+def test_a_compaction_keeping_an_unknown_record_is_ignored():
+    index = SessionIndex([message("a", None, "a"), CompactionRecord(id="k", parent_id="a", summary="S",
+                                                                    first_kept_id="zz")])
+    assert contents(m for _, m in index.branch.view) == ["a"]
+    assert index.branch.problems == ["compaction k keeps unknown record zz: ignored"]
