@@ -1,0 +1,90 @@
+"""The approval bar: which tool wants to run with which arguments, and four decisions.
+
+`ask()` shows the bar and awaits a future; a button click only resolves that future (callbacks
+never block the kernel). Cancelling `ask()` hides the bar. Requests are taken one at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from jupyter_agent.notebook.panel import formatting as fmt
+from jupyter_agent.notebook.panel.inline import escape
+from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, is_visible, set_visible
+from jupyter_agent.notebook.panel.tool_card import args_html
+
+DECISIONS = ("once", "tool", "call", "deny")
+
+
+class ApprovalBar:
+    def __init__(self, shared: Shared | None = None) -> None:
+        shared = shared or Shared()
+        self._title = shared.html()
+        self._args = shared.html()
+        self.buttons = {
+            "once": shared.button("Allow once", button_style="primary"),
+            "tool": shared.button("Allow for this session"),
+            "call": shared.button("Allow this exact call"),
+            "deny": shared.button("Deny", button_style="danger"),
+        }
+        for decision, button in self.buttons.items():
+            button.on_click(lambda _button, decision=decision: self.decide(decision))
+        buttons = shared.hbox(self.buttons.values(), "ja-approval-buttons")
+        self.widget = shared.vbox([self._title, self._args, buttons], "ja-approval", HIDDEN)
+        self._future: asyncio.Future[str] | None = None
+        self._lock: asyncio.Lock | None = None
+        self.request: Any = None
+
+    @property
+    def visible(self) -> bool:
+        return is_visible(self.widget)
+
+    async def ask(self, request: Any) -> str:
+        """Show the request and wait for a click: "once" | "tool" | "call" | "deny"."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            self._future = asyncio.get_running_loop().create_future()
+            self._show(request)
+            try:
+                return await self._future
+            finally:
+                self._future = None
+                self._hide()
+
+    def decide(self, decision: str) -> None:
+        """Resolve the waiting request (what a button click does)."""
+        future = self._future
+        if future is None or future.done():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is future.get_loop():
+            future.set_result(decision)
+        else:
+            # A click handled on another thread must hand the result to the future's loop.
+            future.get_loop().call_soon_threadsafe(_resolve, future, decision)
+
+    def _show(self, request: Any) -> None:
+        self.request = request
+        name = str(fmt.field(request, "tool_name", "tool"))
+        label = fmt.field(request, "label") or name
+        self._title.value = (
+            f"<b>Allow <code>{escape(name)}</code> to run?</b> "
+            f'<span class="ja-note">{escape(str(label)) if label != name else ""}</span>'
+        )
+        self._args.value = args_html(fmt.field(request, "args", {}))
+        self.buttons["tool"].description = f"Allow {name} for this session"
+        set_visible(self.widget, True)
+
+    def _hide(self) -> None:
+        self.request = None
+        set_visible(self.widget, False)
+
+
+def _resolve(future: asyncio.Future[str], decision: str) -> None:
+    if not future.done():
+        future.set_result(decision)

@@ -1,0 +1,98 @@
+"""Stop, and a text box with Steer / Follow-up; the list of messages waiting to be delivered.
+
+The buttons only call the hooks the integration installs (`on_stop`, `on_steer`,
+`on_follow_up`); those put work on the loop and return at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from jupyter_agent.notebook.panel.inline import escape
+from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
+
+_PLACEHOLDER = "Message the agent…"
+
+
+class Controls:
+    def __init__(self, *, note: Callable[[str], None], shared: Shared | None = None) -> None:
+        shared = shared or Shared()
+        self.on_stop: Callable[[], None] | None = None
+        self.on_steer: Callable[[str], bool] | None = None
+        self.on_follow_up: Callable[[str], bool] | None = None
+        self._note = note
+        self.text = shared.textarea(placeholder=_PLACEHOLDER, rows=1)
+        self.steer_button = shared.button("Steer", icon="share",
+                                          tooltip="Send now: the agent reads it at its next step")
+        self.follow_up_button = shared.button("Follow-up", icon="reply",
+                                              tooltip="Queue it: the agent continues with it after its answer")
+        self.stop_button = shared.button("Stop", button_style="danger", icon="stop", tooltip="Stop the agent")
+        self.steer_button.on_click(lambda _: self._send("steer"))
+        self.follow_up_button.on_click(lambda _: self._send("follow_up"))
+        self.stop_button.on_click(lambda _: self._stop())
+        self.queue_html = shared.html("", "ja-queue", HIDDEN)
+        row = shared.hbox([self.text, self.steer_button, self.follow_up_button, self.stop_button], "ja-controls")
+        self.widget = shared.vbox([self.queue_html, row])
+        self.queued: list[tuple[str, str]] = []  # (delivery, text), oldest first
+
+    def set_enabled(self, enabled: bool) -> None:
+        """Enabled while a run may take messages; a finished run hides the controls (they would
+        do nothing in a saved notebook)."""
+        for widget in (self.text, self.steer_button, self.follow_up_button, self.stop_button):
+            widget.disabled = not enabled
+        self.stop_button.description = "Stop"
+        set_visible(self.widget, enabled)
+
+    def add_queued(self, delivery: str, text: str) -> None:
+        self.queued.append((delivery, text))
+        self._render_queue()
+
+    def mark_delivered(self, delivery: str, text: str) -> None:
+        """Drop the oldest matching queued message (FIFO per delivery kind)."""
+        for index, item in enumerate(self.queued):
+            if item == (delivery, text):
+                del self.queued[index]
+                break
+        else:
+            for index, item in enumerate(self.queued):
+                if item[0] == delivery:
+                    del self.queued[index]
+                    break
+        self._render_queue()
+
+    def clear_queue(self) -> None:
+        self.queued.clear()
+        self._render_queue()
+
+    def _send(self, delivery: str) -> None:
+        text = self.text.value.strip()
+        if not text:
+            self._note("Type a message first.")
+            return
+        hook = self.on_steer if delivery == "steer" else self.on_follow_up
+        accepted = bool(hook(text)) if hook is not None else False
+        if accepted:
+            self.text.value = ""
+            self._note("")
+        else:
+            self._note("The agent is not running: the message was not sent.")
+
+    def _stop(self) -> None:
+        if self.on_stop is None:
+            self._note("Nothing to stop.")
+            return
+        self.stop_button.disabled = True
+        self.stop_button.description = "Stopping…"
+        self.on_stop()
+
+    def _render_queue(self) -> None:
+        if not self.queued:
+            set_visible(self.queue_html, False)
+            self.queue_html.value = ""
+            return
+        lines = [
+            f"⏳ queued {'steer' if delivery == 'steer' else 'follow-up'}: {escape(text)}"
+            for delivery, text in self.queued
+        ]
+        self.queue_html.value = "<br>".join(lines)
+        set_visible(self.queue_html, True)

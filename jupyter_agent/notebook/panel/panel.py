@@ -1,0 +1,279 @@
+"""AgentPanel: the ipywidgets view of one agent turn, fed by run events.
+
+A pure consumer: `handle(event)` turns each run event into widget changes (cheaply — text is
+buffered and rendered by a rate-limited coalescer), `ask()` waits for an approval click, and the
+buttons call the `on_*` hooks the integration installs. There is no agent logic here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as W
+from ipywidgets.widgets.widget_string import HTMLStyle
+
+from jupyter_agent.notebook.panel import formatting as fmt
+from jupyter_agent.notebook.panel.approval_bar import ApprovalBar
+from jupyter_agent.notebook.panel.coalescer import Clock, Coalescer, LoopClock
+from jupyter_agent.notebook.panel.column import GrowingColumn
+from jupyter_agent.notebook.panel.controls import Controls
+from jupyter_agent.notebook.panel.footer import Footer
+from jupyter_agent.notebook.panel.inline import escape
+from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
+from jupyter_agent.notebook.panel.status import TERMINAL, finish_state
+from jupyter_agent.notebook.panel.style import style_html
+from jupyter_agent.notebook.panel.tool_card import ToolCard
+from jupyter_agent.notebook.panel.transcript import MarkdownStream
+
+# Text never lags the model by more than this (at 300 characters/s, ~2.5 updates a second).
+MAX_LAG = 0.4
+# An update is worth sending once the new text is at least half of what it resends (so live
+# updates cost ≤ 2 bytes per character); 110 bytes is the comm message's own overhead, 1.25 the
+# HTML markup per source character.
+UPDATE_WORTH = 2.0
+_UPDATE_OVERHEAD = 110
+_HTML_PER_CHAR = 1.25
+# Refresh the elapsed time in the footer at most this often while text streams.
+FOOTER_TICK = 5.0
+
+
+class AgentPanel:
+    """The live view of one `%%agent` turn; `widget` is what the cell displays."""
+
+    def __init__(self, *, model_label: str, session: str, context_window: int | None = None,
+                 demo: bool = False, clock: Clock | None = None) -> None:
+        self._clock = clock or LoopClock()
+        self._shared = Shared()
+        self._body = GrowingColumn(css_class="ja-body", layout=self._shared.layout)
+        self.approval = ApprovalBar(self._shared)
+        self._error = self._shared.html("", "ja-error", HIDDEN)
+        self._note = self._shared.html("", "ja-note", HIDDEN)
+        self.controls = Controls(note=self.note, shared=self._shared)
+        self.footer = Footer(model_label=model_label, session=session, context_window=context_window,
+                             demo=demo, clock=self._clock.now, shared=self._shared)
+        stylesheet = self._shared.html(style_html(), "ja-hidden-style")
+        self.widget = self._shared.vbox(
+            [stylesheet, self._body.root, self.approval.widget, self._error, self._note,
+             self.controls.widget, self.footer.widget],
+            "ja-panel", "ja-state-running",
+        )
+        self._coalescer = Coalescer(self._render_streams, ready=self._update_is_worth_it,
+                                    max_interval=MAX_LAG, clock=self._clock)
+        self._text: MarkdownStream | None = None
+        self._thinking: MarkdownStream | None = None
+        self._cards: dict[str, ToolCard] = {}
+        self._errors: list[str] = []
+        self._footer_shown_at = self._clock.now()
+        self.state = "running"
+        self._handlers: dict[str, Callable[[Any], None]] = {
+            "run_start": self._on_run_start, "step_start": self._on_step_start,
+            "text_delta": self._on_text_delta, "thinking_delta": self._on_thinking_delta,
+            "tool_call": self._on_tool_call, "tool_result": self._on_tool_result,
+            "step_finish": self._on_step_finish, "user_message": self._on_user_message,
+            "compacted": self._on_compacted, "approval_request": self._on_approval_request,
+            "approval_response": self._on_approval_response, "finish": self._on_finish,
+            "error": self._on_error,
+        }
+
+    # Hooks the integration installs; the buttons call them.
+    @property
+    def on_stop(self) -> Callable[[], None] | None:
+        return self.controls.on_stop
+
+    @on_stop.setter
+    def on_stop(self, hook: Callable[[], None] | None) -> None:
+        self.controls.on_stop = hook
+
+    @property
+    def on_steer(self) -> Callable[[str], bool] | None:
+        return self.controls.on_steer
+
+    @on_steer.setter
+    def on_steer(self, hook: Callable[[str], bool] | None) -> None:
+        self.controls.on_steer = hook
+
+    @property
+    def on_follow_up(self) -> Callable[[str], bool] | None:
+        return self.controls.on_follow_up
+
+    @on_follow_up.setter
+    def on_follow_up(self, hook: Callable[[str], bool] | None) -> None:
+        self.controls.on_follow_up = hook
+
+    @property
+    def cards(self) -> list[ToolCard]:
+        return list(self._cards.values())
+
+    @property
+    def items(self) -> list[W.Widget]:
+        """The widgets of the transcript, in order (text streams, thinking, cards, messages)."""
+        return self._body.widgets()
+
+    def handle(self, event: Any) -> None:
+        """Apply one run event. Never raises: a display problem must not end the run."""
+        handler = self._handlers.get(getattr(event, "type", None))
+        if handler is None:
+            return
+        try:
+            handler(event)
+        except Exception as exc:  # noqa: BLE001 - shown in the panel instead of killing the run
+            self.show_error(f"panel could not show a {event.type} event: {fmt.error_text(exc)}")
+
+    async def ask(self, request: Any) -> str:
+        """Show the approval bar; resolves to "once" | "tool" | "call" | "deny" on a click."""
+        self._end_streams()
+        return await self.approval.ask(request)
+
+    def set_state(self, state: str, detail: str = "") -> None:
+        self.state = state
+        self.footer.set_state(state, detail)
+        self.widget._dom_classes = ("ja-panel", f"ja-state-{self.footer.state}")  # never hidden
+        if state in TERMINAL:
+            self.flush()
+            self.controls.set_enabled(False)
+        else:
+            self.controls.set_enabled(True)
+        self.footer.refresh()
+
+    def show_error(self, text: str) -> None:
+        self._errors.append(text)
+        shown = self._errors[-5:]  # why: a failing loop must not grow the box without bound
+        self._error.value = "".join(
+            f"<b>Error</b><pre>{escape(fmt.truncate(text, 4000))}</pre>" for text in shown)
+        set_visible(self._error, True)
+
+    def note(self, text: str) -> None:
+        self._note.value = escape(text)
+        set_visible(self._note, bool(text))
+
+    def flush(self) -> None:
+        """Render any buffered text now (end of a run, before structural changes)."""
+        self._coalescer.flush()
+        self.footer.refresh()
+
+    # Event handlers
+    def _on_run_start(self, event: Any) -> None:
+        self.footer.start(getattr(event, "step_budget", None))
+        self.set_state("running")
+
+    def _on_step_start(self, event: Any) -> None:
+        self._end_streams()
+        self.footer.step = getattr(event, "step", self.footer.step + 1)
+        self.footer.refresh()
+
+    def _on_text_delta(self, event: Any) -> None:
+        if self._text is None:
+            self._end_streams()
+            self._text = self._new_stream("ja-stream")
+            self._body.append(self._text.widget)
+        self._text.append(event.delta)
+        self._coalescer.poke()
+
+    def _on_thinking_delta(self, event: Any) -> None:
+        if self._thinking is None:
+            self._end_streams()
+            self._thinking = self._new_stream("ja-stream")
+            box = self._shared.accordion(self._thinking.widget, "Thinking", "ja-thinking")
+            self._body.append(box)
+        self._thinking.append(event.delta)
+        self._coalescer.poke()
+
+    def _on_tool_call(self, event: Any) -> None:
+        self._end_streams()
+        card = ToolCard(event.tool_call_id, event.name, getattr(event, "args", {}),
+                        clock=self._clock.now, shared=self._shared)
+        self._cards[event.tool_call_id] = card
+        self._body.append(card.widget)
+
+    def _on_tool_result(self, event: Any) -> None:
+        card = self._cards.get(event.tool_call_id)
+        if card is None:  # a result without its call (should not happen): still show it
+            self._on_tool_call(event)
+            card = self._cards[event.tool_call_id]
+        card.finish(getattr(event, "content", []), bool(getattr(event, "is_error", False)))
+        self.footer.refresh()
+
+    def _on_step_finish(self, event: Any) -> None:
+        self.footer.usage = getattr(event, "usage", None) or self.footer.usage
+        model = getattr(event, "model", None)
+        if isinstance(model, str) and model:
+            self.footer.model_label = model
+        self.footer.refresh()
+
+    def _on_user_message(self, event: Any) -> None:
+        delivery = getattr(event, "delivery", "steer")
+        if getattr(event, "phase", "delivered") == "queued":
+            self.controls.add_queued(delivery, event.text)
+            return
+        self.controls.mark_delivered(delivery, event.text)
+        self._end_streams()
+        kind = "steer" if delivery == "steer" else "follow-up"
+        message = self._shared.html(f"<b>You</b> ({kind}): {escape(event.text)}", "ja-user")
+        self._body.append(message)
+
+    def _on_compacted(self, event: Any) -> None:
+        self._end_streams()
+        dropped = getattr(event, "dropped_messages", 0)
+        chars = getattr(event, "summary_chars", 0)
+        text = f"Context compacted: {dropped} earlier messages summarized ({chars:,} characters)."
+        self._body.append(self._shared.html(escape(text), "ja-event"))
+
+    def _on_approval_request(self, event: Any) -> None:
+        card = self._open_card(fmt.field(event.request, "tool_name"))
+        if card is not None:
+            card.set_status("waiting for approval")
+
+    def _on_approval_response(self, event: Any) -> None:
+        card = self._open_card(fmt.field(event.request, "tool_name"))
+        if card is not None:
+            card.set_status("denied" if event.decision == "deny" else "running…")
+
+    def _on_finish(self, event: Any) -> None:
+        self._end_streams()
+        self.footer.usage = getattr(event, "usage", None) or self.footer.usage
+        self.controls.clear_queue()
+        self.set_state(*finish_state(getattr(event, "reason", "completed")))
+
+    def _on_error(self, event: Any) -> None:
+        self.show_error(fmt.error_text(getattr(event, "error", event)))
+
+    # Streams
+    def _new_stream(self, css_class: str) -> MarkdownStream:
+        return MarkdownStream(css_class=css_class, layout=self._shared.layout,
+                              style=self._shared.style(HTMLStyle))
+
+    def _streams(self) -> list[MarkdownStream]:
+        return [stream for stream in (self._text, self._thinking) if stream is not None]
+
+    def _render_streams(self) -> None:
+        # Runs from a loop timer too, where an exception would land in no cell: show it here.
+        try:
+            for stream in self._streams():
+                stream.render()
+        except Exception as exc:  # noqa: BLE001
+            self.show_error(f"panel could not render text: {fmt.error_text(exc)}")
+        if self._clock.now() - self._footer_shown_at >= FOOTER_TICK:
+            self._footer_shown_at = self._clock.now()
+            self.footer.refresh()
+
+    def _update_is_worth_it(self) -> bool:
+        streams = self._streams()
+        pending = sum(stream.pending_chars for stream in streams)
+        resent = sum(stream.live_chars for stream in streams if stream.dirty)
+        return pending * UPDATE_WORTH >= _HTML_PER_CHAR * resent + _UPDATE_OVERHEAD
+
+    def _end_streams(self) -> None:
+        """Close the open text and thinking streams: whatever comes next goes below them."""
+        if self._text is None and self._thinking is None:
+            return
+        self._coalescer.flush()
+        for stream in self._streams():
+            stream.close()
+        self._text = self._thinking = None
+
+    def _open_card(self, tool_name: Any) -> ToolCard | None:
+        for card in reversed(self._cards.values()):
+            if not card.finished and card.name == tool_name:
+                return card
+        return None

@@ -1,0 +1,98 @@
+"""One tool call as a collapsible card: title with status, arguments, output, images.
+
+The card body (arguments and output text) folds away in an Accordion; images stay visible below
+it, because a plot is usually the result the user asked for.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as W
+
+from jupyter_agent.notebook.panel import formatting as fmt
+from jupyter_agent.notebook.panel.inline import escape
+from jupyter_agent.notebook.panel.shared import Shared
+
+
+def code_html(text: str, language: str = "", *, css: str = "ja-code") -> str:
+    lang = f' data-lang="{escape(language)}"' if language else ""
+    return f'<pre class="{css}"{lang}>{escape(text)}</pre>'
+
+
+def args_html(args: Any) -> str:
+    """Arguments as labelled code blocks (long strings) and pretty JSON (the rest)."""
+    parts = []
+    for label, text, language in fmt.args_sections(args):
+        parts.append(f'<div class="ja-label">{escape(label)}</div>{code_html(text, language)}')
+    return "".join(parts)
+
+
+class ToolCard:
+    """The card of one tool call; `finish()` fills in its result."""
+
+    def __init__(self, tool_call_id: str, name: str, args: Any, *,
+                 clock: Callable[[], float] = time.monotonic, shared: Shared | None = None) -> None:
+        self.tool_call_id = tool_call_id
+        self.name = name
+        self.args = args
+        self.status = "running…"
+        self.finished = False
+        self.is_error = False
+        self._clock = clock
+        self._started = clock()
+        self._shared = shared or Shared()
+        self._body = self._shared.vbox([self._shared.html(args_html(args))], "ja-tool-body")
+        self._accordion = self._shared.accordion(self._body, self._title())
+        self._images: W.VBox | None = None
+        self.widget = self._shared.vbox([self._accordion], "ja-tool")
+
+    @property
+    def title(self) -> str:
+        return self._accordion.titles[0]
+
+    @property
+    def expanded(self) -> bool:
+        return self._accordion.selected_index == 0
+
+    @property
+    def image_widgets(self) -> list[W.Image]:
+        return list(self._images.children) if self._images is not None else []
+
+    @property
+    def output_html(self) -> str | None:
+        return self._body.children[1].value if len(self._body.children) > 1 else None
+
+    def set_status(self, status: str) -> None:
+        """Replace the status shown in the title (e.g. "waiting for approval")."""
+        if not self.finished:
+            self.status = status
+            self._accordion.titles = (self._title(),)
+
+    def finish(self, content: Any, is_error: bool = False) -> None:
+        """Show the result: output text in the body, images below the card."""
+        self.finished = True
+        self.is_error = bool(is_error)
+        took = fmt.elapsed(self._clock() - self._started)
+        denied = self.is_error and "denied" in fmt.output_text(content).lower()[:200]
+        self.status = "denied" if denied else f"error · {took}" if self.is_error else f"done · {took}"
+        text = fmt.truncate(fmt.output_text(content), fmt.OUTPUT_DISPLAY_CHARS)
+        css = "ja-code ja-error-text" if self.is_error else "ja-code"
+        label = "error" if self.is_error else "output"
+        if text:
+            output = self._shared.html(f'<div class="ja-label">{label}</div>{code_html(text, css=css)}')
+            self._body.children = (*self._body.children, output)
+        pictures = [self._shared.image(data, mime.split("/")[-1] or "png") for data, mime in fmt.images(content)]
+        if pictures:
+            self._images = self._shared.vbox(pictures, "ja-tool-images")
+            self.widget.children = (self._accordion, self._images)
+        self._accordion.titles = (self._title(),)
+
+    def _title(self) -> str:
+        # Accordion titles are plain text: the status is spelled out.
+        summary = fmt.args_summary(self.args)
+        mark = "✗" if self.is_error else "✓" if self.finished else "⋯"
+        head = f"{mark} {self.name}"
+        return f"{head}: {summary} — {self.status}" if summary else f"{head} — {self.status}"

@@ -1,0 +1,66 @@
+from jupyter_agent.notebook.panel.controls import Controls
+from jupyter_agent.notebook.panel.shared import is_visible
+
+
+def make():
+    notes = []
+    return Controls(note=notes.append), notes
+
+
+def test_steer_calls_the_hook_and_clears_the_box():
+    controls, notes = make()
+    sent = []
+    controls.on_steer = lambda text: sent.append(text) or True
+    controls.text.value = "  use the median  "
+    controls.steer_button.click()
+    assert sent == ["use the median"] and controls.text.value == ""
+
+
+def test_follow_up_rejected_keeps_the_text_and_says_why():
+    controls, notes = make()
+    controls.on_follow_up = lambda text: False
+    controls.text.value = "then plot it"
+    controls.follow_up_button.click()
+    assert controls.text.value == "then plot it"
+    assert notes[-1] == "The agent is not running: the message was not sent."
+
+
+def test_empty_box_and_missing_hooks():
+    controls, notes = make()
+    controls.steer_button.click()
+    assert notes[-1] == "Type a message first."
+    controls.text.value = "x"
+    controls.steer_button.click()  # no hook installed: nothing accepted it
+    assert controls.text.value == "x"
+    controls.stop_button.click()
+    assert notes[-1] == "Nothing to stop."
+
+
+def test_stop_calls_the_hook_once():
+    controls, _ = make()
+    stops = []
+    controls.on_stop = lambda: stops.append(1)
+    controls.stop_button.click()
+    assert stops == [1]
+    assert controls.stop_button.disabled and controls.stop_button.description == "Stopping…"
+    controls.set_enabled(False)
+    assert controls.stop_button.description == "Stop" and controls.text.disabled
+
+
+def test_queue_shows_pending_messages_until_delivered():
+    controls, _ = make()
+    controls.add_queued("steer", "a")
+    controls.add_queued("follow_up", "b")
+    assert is_visible(controls.queue_html)
+    assert controls.queue_html.value == "⏳ queued steer: a<br>⏳ queued follow-up: b"
+    controls.mark_delivered("follow_up", "b")
+    controls.mark_delivered("steer", "a (edited by the runtime)")  # falls back to the oldest steer
+    assert controls.queued == [] and not is_visible(controls.queue_html)
+
+
+def test_finished_run_hides_the_controls():
+    controls, _ = make()
+    controls.set_enabled(False)
+    assert not is_visible(controls.widget)
+    controls.set_enabled(True)
+    assert is_visible(controls.widget)

@@ -1,0 +1,33 @@
+from jupyter_agent.notebook.panel import formatting as fmt
+
+
+def test_args_sections_split_code_from_json():
+    sections = fmt.args_sections({"code": "import os\nos.listdir()", "timeout": 5})
+    assert sections == [("arguments", '{\n  "timeout": 5\n}', "json"),
+                        ("code", "import os\nos.listdir()", "python")]
+    assert fmt.args_sections({"path": "a.csv"}) == [("arguments", '{\n  "path": "a.csv"\n}', "json")]
+    assert fmt.args_sections("raw")[0][2] == "json"
+
+
+def test_summary_and_truncate():
+    assert fmt.args_summary({"command": "ls   -la\n/tmp"}) == "ls -la /tmp"
+    assert fmt.args_summary({"x": "y" * 100}, width=10) == "yyyyyyyyy…"
+    assert fmt.truncate("abcdef", 3) == "abc\n… (3 more characters not shown)"
+
+
+def test_numbers():
+    assert [fmt.tokens(n) for n in (0, 999, 1500, 2_500_000)] == ["0", "999", "1.5k", "2.50M"]
+    assert [fmt.cost(x) for x in (0, None, 0.01234, 12.5)] == ["n/a", "n/a", "$0.0123", "$12.50"]
+    assert [fmt.elapsed(x) for x in (3.21, 42, 65)] == ["3.2 s", "42 s", "1 m 05 s"]
+
+
+def test_blocks_as_dicts_or_models(kit):
+    content = [kit.text("a"), {"type": "text", "text": "b"}, kit.image()]
+    assert fmt.output_text(content) == "a\nb"
+    assert fmt.images(content) == [(kit.png, "image/png")]
+
+
+def test_error_text():
+    assert fmt.error_text(ValueError("bad")) == "ValueError: bad"
+    assert fmt.error_text(TimeoutError()) == "TimeoutError"
+    assert fmt.error_text("plain") == "plain"

@@ -1,0 +1,66 @@
+from jupyter_agent.notebook.panel.markdown import render_markdown, unclosed_fence
+
+
+def test_paragraphs_and_headings():
+    out = render_markdown("# Title\n\nfirst line\nsecond\n\n### Small ###")
+    assert out == "<h1>Title</h1>\n<p>first line\nsecond</p>\n<h3>Small</h3>"
+
+
+def test_fenced_code_is_escaped_and_labelled():
+    out = render_markdown("```python\nif a < b:\n    print('<x>')\n```")
+    assert out == ('<pre><code class="language-python">if a &lt; b:\n    print(&#x27;&lt;x&gt;&#x27;)'
+                   "</code></pre>")
+
+
+def test_unclosed_fence_runs_to_the_end():
+    assert render_markdown("```\nstill streaming <b>") == "<pre><code>still streaming &lt;b&gt;</code></pre>"
+
+
+def test_fence_language_is_sanitized():
+    out = render_markdown('```py" onclick="x\ncode\n```')
+    assert 'onclick="' not in out and "<pre>" in out
+
+
+def test_raw_html_block_is_text():
+    out = render_markdown('<div onclick="steal()">hi</div>\n\n<script>alert(1)</script>')
+    assert "<div" not in out and "<script" not in out
+    assert "&lt;div onclick=&quot;steal()&quot;&gt;" in out
+
+
+def test_tight_and_nested_lists():
+    out = render_markdown("- a\n- b\n  - nested\n- c")
+    assert out == "<ul><li>a</li><li>b\n<ul><li>nested</li></ul></li><li>c</li></ul>"
+
+
+def test_ordered_list_start_and_loose_items():
+    assert render_markdown("3. x\n4. y") == '<ol start="3"><li>x</li><li>y</li></ol>'
+    assert render_markdown("1. x\n\n2. y") == "<ol><li><p>x</p></li><li><p>y</p></li></ol>"
+
+
+def test_list_interrupts_paragraph():
+    assert render_markdown("Steps:\n1. load\n2. plot") == "<p>Steps:</p>\n<ol><li>load</li><li>plot</li></ol>"
+
+
+def test_table_with_alignment():
+    out = render_markdown("| a | b |\n|:--|--:|\n| 1 | **2** |\n| 3 |")
+    assert out == ('<table><thead><tr><th align="left">a</th><th align="right">b</th></tr></thead>'
+                   '<tbody><tr><td align="left">1</td><td align="right"><strong>2</strong></td></tr>'
+                   '<tr><td align="left">3</td><td align="right"></td></tr></tbody></table>')
+
+
+def test_quote_rule_and_code_in_list():
+    out = render_markdown("> quoted *text*\n\n---\n\n- item\n\n  ```\n  code\n  ```")
+    assert "<blockquote>\n<p>quoted <em>text</em></p>\n</blockquote>" in out
+    assert "<hr>" in out
+    assert "<li><p>item</p>\n<pre><code>code</code></pre></li>" in out
+
+
+def test_hostile_nesting_is_bounded():
+    out = render_markdown("> " * 500 + "deep")
+    assert out.count("<blockquote>") <= 9 and "deep" in out
+
+
+def test_unclosed_fence_marker():
+    assert unclosed_fence("text\n```py\ncode") == "```"
+    assert unclosed_fence("~~~~\n```\n") == "~~~~"
+    assert unclosed_fence("```\ncode\n```\n") == ""

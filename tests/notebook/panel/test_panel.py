@@ -1,0 +1,185 @@
+import ipywidgets as W
+import pytest
+
+from jupyter_agent.notebook.panel import AgentPanel
+from jupyter_agent.notebook.panel.coalescer import MIN_INTERVAL
+from jupyter_agent.notebook.panel.shared import is_visible
+
+
+def make_panel(clock, **kwargs):
+    options = {"model_label": "test-model", "session": "main", "context_window": 10_000}
+    return AgentPanel(**(options | kwargs), clock=clock)
+
+
+def all_widgets(root):
+    seen, stack = [], [root]
+    while stack:
+        widget = stack.pop()
+        seen.append(widget)
+        stack.extend(getattr(widget, "children", ()))
+        for name in ("layout", "style"):
+            child = getattr(widget, name, None)
+            if isinstance(child, W.Widget):
+                seen.append(child)
+    return seen
+
+
+def texts(root):
+    return " ".join(w.value for w in all_widgets(root) if isinstance(w, W.HTML))
+
+
+def test_a_turn_builds_the_transcript_in_order(clock, kit):
+    panel = make_panel(clock)
+    ev = kit.event
+    for event in [
+        ev("run_start", step_budget=5), ev("step_start", step=1),
+        ev("thinking_delta", delta="Let me *look*"),
+        ev("text_delta", delta="I will **load** the data."),
+        ev("tool_call", tool_call_id="c1", name="python", args={"code": "df = load()\ndf.head()"}),
+        ev("tool_result", tool_call_id="c1", name="python", content=[kit.text("   a  b")], is_error=False,
+           details=None),
+        ev("step_finish", step=1, usage=kit.usage(1200, 80, last=2500), step_usage=None, model="test-model"),
+        ev("step_start", step=2), ev("text_delta", delta="Done."),
+        ev("finish", reason="completed", text="Done.", usage=kit.usage(2000, 100, last=2600)),
+    ]:
+        panel.handle(event)
+        clock.advance(0.01)
+    kinds = [type(widget).__name__ for widget in panel.items]
+    assert kinds == ["Accordion", "VBox", "VBox", "VBox"]  # thinking, text, tool card, text
+    thinking = panel.items[0]
+    assert thinking.selected_index is None and thinking.titles == ("Thinking",)
+    assert "<em>look</em>" in texts(thinking)
+    assert "<strong>load</strong>" in texts(panel.items[1])
+    assert panel.cards[0].title.startswith("✓ python: df = load() df.head() — done")
+    assert "Done." in texts(panel.items[3])
+    assert panel.state == "done"
+    assert "step 2/5" in panel.footer.widget.value and "context 26%" in panel.footer.widget.value
+    assert panel.controls.stop_button.disabled and panel.controls.text.disabled
+
+
+def test_only_standard_widgets_so_saved_state_renders_without_extensions(clock, kit):
+    panel = make_panel(clock)
+    panel.handle(kit.event("text_delta", delta="hello"))
+    panel.handle(kit.event("tool_call", tool_call_id="c", name="bash", args={"command": "ls"}))
+    panel.handle(kit.event("tool_result", tool_call_id="c", name="bash", content=[kit.image()],
+                           is_error=False))
+    panel.handle(kit.event("finish", reason="completed", text="hello", usage=None))
+    modules = {widget._model_module for widget in all_widgets(panel.widget)}
+    assert modules <= {"@jupyter-widgets/controls", "@jupyter-widgets/base"}
+    assert "hello" in texts(panel.widget)
+
+
+def test_a_20kb_answer_costs_at_most_5x_its_size_in_comm_bytes(meter, clock, kit):
+    answer = kit.answer(20_000)
+    panel = make_panel(clock)
+    panel.handle(kit.event("run_start", step_budget=None))
+    meter.reset()
+    flush_count_at = {}
+    for start in range(0, len(answer), 10):  # 2 000 deltas, one every 2 ms (a 4 s stream)
+        panel.handle(kit.event("text_delta", delta=answer[start:start + 10]))
+        clock.advance(0.002)
+        flush_count_at[round(clock.now(), 3)] = panel._coalescer.flushes
+    panel.handle(kit.event("finish", reason="completed", text=answer, usage=None))
+    assert meter.content_bytes <= 5 * len(answer)
+    rendered = texts(panel.widget)
+    assert "Finding 1" in rendered and rendered.count("<pre>") >= 10
+    per_second = [flush_count_at[float(second + 1)] - flush_count_at.get(float(second), 0)
+                  for second in range(4)]
+    assert all(2 <= flushes <= 1 / MIN_INTERVAL for flushes in per_second), per_second
+
+
+def test_naive_rendering_would_cost_far_more(meter, kit):
+    answer = kit.answer(4_000)
+    html = W.HTML()
+    meter.reset()
+    for start in range(0, len(answer), 10):
+        html.value += answer[start:start + 10]
+    assert meter.content_bytes > 100 * len(answer)  # the baseline the panel is measured against
+
+
+def test_text_waits_for_the_coalescer_and_flush_pushes_it(clock, kit):
+    panel = make_panel(clock)
+    panel.handle(kit.event("text_delta", delta="first "))
+    panel.handle(kit.event("text_delta", delta="second"))
+    assert "second" not in texts(panel.widget)
+    panel.flush()
+    assert "first second" in texts(panel.widget)
+
+
+def test_trailing_text_arrives_by_timer(clock, kit):
+    panel = make_panel(clock)
+    panel.handle(kit.event("text_delta", delta="first "))
+    panel.handle(kit.event("text_delta", delta="second"))
+    clock.advance(1.0)
+    assert "first second" in texts(panel.widget)
+
+
+def test_errors_show_escaped_and_do_not_raise(clock, kit):
+    panel = make_panel(clock)
+    panel.handle(kit.event("error", error=RuntimeError("<b>provider</b> said no")))
+    panel.handle(kit.event("tool_result"))  # malformed: no tool_call_id
+    panel.handle(kit.event("nonsense"))  # unknown events are ignored
+    panel.handle(kit.event("message", message=object()))
+    error = panel._error
+    assert is_visible(error)
+    assert "RuntimeError: &lt;b&gt;provider&lt;/b&gt; said no" in error.value
+    assert "panel could not show a tool_result event" in error.value
+
+
+def test_show_error_note_and_states(clock):
+    panel = make_panel(clock)
+    panel.set_state("waiting")
+    assert "waiting for the turn above" in panel.footer.widget.value
+    assert panel.widget._dom_classes == ("ja-panel", "ja-state-waiting")
+    panel.note("Stop takes effect after the running code returns")
+    assert panel._note.value == "Stop takes effect after the running code returns"
+    panel.note("")
+    assert not is_visible(panel._note)
+    panel.set_state("running")
+    assert "ja-running" in panel.footer.widget.value and not panel.controls.stop_button.disabled
+    panel.show_error("Traceback: boom")
+    panel.set_state("error", "the run task failed")
+    assert "the run task failed" in panel.footer.widget.value
+    assert panel.controls.steer_button.disabled
+
+
+def test_demo_label(clock):
+    panel = make_panel(clock, demo=True)
+    assert "offline demo model" in panel.footer.widget.value
+    assert "offline demo model" not in make_panel(clock).footer.widget.value
+
+
+def test_user_messages_queue_then_deliver(clock, kit):
+    panel = make_panel(clock)
+    panel.handle(kit.event("user_message", text="use <median>", delivery="steer", phase="queued"))
+    assert "queued steer: use &lt;median&gt;" in panel.controls.queue_html.value
+    panel.handle(kit.event("user_message", text="use <median>", delivery="steer", phase="delivered"))
+    assert panel.controls.queued == []
+    assert panel.items[-1].value == "<b>You</b> (steer): use &lt;median&gt;"
+
+
+def test_compaction_note(clock, kit):
+    panel = make_panel(clock)
+    panel.handle(kit.event("compacted", dropped_messages=12, kept_messages=4, summary_chars=2048,
+                           summary="…", first_kept_index=3))
+    assert "12 earlier messages summarized (2,048 characters)" in panel.items[-1].value
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("decision", ["once", "tool", "call", "deny"])
+async def test_ask_shows_the_request_and_resolves_on_click(clock, kit, decision):
+    import asyncio
+
+    panel = make_panel(clock)
+    request = kit.event("request", tool_name="python", args={"code": "rm -rf /tmp/x"}, label="python")
+    panel.handle(kit.event("tool_call", tool_call_id="c1", name="python", args=request.args))
+    panel.handle(kit.event("approval_request", request=request))
+    assert "waiting for approval" in panel.cards[0].title
+    task = asyncio.ensure_future(panel.ask(request))
+    await asyncio.sleep(0)
+    assert panel.approval.visible and "rm -rf /tmp/x" in panel.approval._args.value
+    panel.approval.buttons[decision].click()
+    assert await asyncio.wait_for(task, 1) == decision
+    assert not panel.approval.visible
+    panel.handle(kit.event("approval_response", request=request, decision=decision))
+    assert ("denied" in panel.cards[0].title) == (decision == "deny")

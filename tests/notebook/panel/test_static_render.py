@@ -1,0 +1,73 @@
+import re
+
+import pytest
+from IPython.display import Image, Markdown
+
+from jupyter_agent.notebook.panel.static_render import StaticRenderer, fenced
+
+
+def run(renderer, kit):
+    ev = kit.event
+    for event in [
+        ev("run_start", step_budget=None), ev("step_start", step=1),
+        ev("thinking_delta", delta="private musing"),
+        ev("text_delta", delta="Loading **data**:\n```python\nx = 1\n"),
+        ev("tool_call", tool_call_id="c1", name="python", args={"code": "df.plot()"}),
+        ev("tool_result", tool_call_id="c1", name="python", content=[kit.text("```done```"), kit.image()],
+           is_error=False),
+        ev("user_message", text="use *median*", delivery="steer", phase="delivered"),
+        ev("step_finish", step=1, usage=kit.usage(1500, 20), step_usage=None, model="m"),
+        ev("text_delta", delta="Revenue fell in the **north**."),
+        ev("finish", reason="completed", text="…", usage=kit.usage(1500, 40)),
+    ]:
+        renderer.handle(event)
+
+
+def test_flush_displays_markdown_and_images_in_order(kit):
+    shown = []
+    renderer = StaticRenderer(model_label="gpt-x", display=shown.append)
+    run(renderer, kit)
+    assert shown == []  # nothing before flush: nbclient records displays of the executing cell
+    renderer.flush()
+    assert [type(item) for item in shown] == [Markdown, Image, Markdown]
+    first, _, last = (item.data for item in shown)
+    assert first.startswith("Loading **data**:\n```python\nx = 1\n```")  # the open fence is closed
+    assert "**▸ `python`**" in first and "```python\ndf.plot()\n```" in first
+    assert "output:\n````\n```done```\n````" in first
+    assert "private musing" not in first
+    assert "**You (steer):** use \\*median\\*" in last
+    assert "Revenue fell in the **north**." in last
+    assert re.search(r"\*✓ done · step 1 · gpt-x · 1\.5k in / 40 out · cost n/a · [\d.]+ s\*$", last)
+    renderer.flush()
+    assert len(shown) == 3  # a second flush shows only what is new
+
+
+@pytest.mark.anyio
+async def test_ask_denies_with_a_note_unless_configured(kit):
+    shown = []
+    renderer = StaticRenderer(display=shown.append)
+    assert await renderer.ask(kit.event("request", tool_name="bash", args={}, label="bash")) == "deny"
+    assert "bash denied without asking" in renderer.markdown()
+    allowing = StaticRenderer(approval="once", display=shown.append)
+    assert await allowing.ask(kit.event("request", tool_name="bash", args={}, label="bash")) == "once"
+
+
+def test_errors_and_notes(kit):
+    renderer = StaticRenderer(display=lambda _: None)
+    renderer.set_state("waiting")
+    renderer.show_error("Traceback\n  boom")
+    renderer.handle(kit.event("error", error=ValueError("bad key")))
+    text = renderer.markdown()
+    assert "*waiting for the turn above*" in text
+    assert "**Error**\n\n```\nTraceback\n  boom\n```" in text and "ValueError: bad key" in text
+
+
+def test_fence_is_longer_than_any_backtick_run():
+    assert fenced("a ```` b") == "`````\na ```` b\n`````"
+    assert fenced("plain", "json") == "```json\nplain\n```"
+
+
+def test_a_malformed_event_is_reported_not_raised(kit):
+    renderer = StaticRenderer(display=lambda _: None)
+    renderer.handle(kit.event("tool_call"))
+    assert "could not show a tool_call event: AttributeError" in renderer.markdown()

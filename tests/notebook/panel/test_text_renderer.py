@@ -1,0 +1,83 @@
+import io
+
+import pytest
+
+from jupyter_agent.notebook.panel.text_renderer import TextRenderer
+
+
+def renderer_with(answers=()):
+    out = io.StringIO()
+    pending = list(answers)
+    prompts = []
+
+    def fake_input(prompt):
+        prompts.append(prompt)
+        if not pending:
+            raise EOFError
+        return pending.pop(0)
+
+    return TextRenderer(model_label="gpt-x", stream=out, input_fn=fake_input), out, prompts
+
+
+def test_text_streams_as_it_comes(kit):
+    renderer, out, _ = renderer_with()
+    renderer.handle(kit.event("text_delta", delta="Hel"))
+    assert out.getvalue() == "Hel"
+    renderer.handle(kit.event("text_delta", delta="lo"))
+    assert out.getvalue() == "Hello"
+    renderer.handle(kit.event("tool_call", tool_call_id="c", name="python", args={"code": "1+1"}))
+    lines = "".join([f"{i}\n" for i in range(30)])
+    renderer.handle(kit.event("tool_result", tool_call_id="c", name="python",
+                              content=[kit.text(lines), kit.image()], is_error=False))
+    renderer.handle(kit.event("finish", reason="max_steps", text="", usage=kit.usage(10, 2)))
+    text = out.getvalue()
+    assert text.startswith("Hello\n▸ python 1+1\n  ✓ python\n  │ 0\n")
+    assert "  │ … 10 more lines" in text and "[1 image(s) not shown in a terminal]" in text
+    assert "done — step limit reached" in text and "\x1b[" not in text  # no colors off a tty
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("answer", "decision"), [("y", "once"), ("a", "tool"), ("A", "call"), ("n", "deny")])
+async def test_prompt_answers(kit, answer, decision):
+    renderer, out, prompts = renderer_with([answer])
+    request = kit.event("request", tool_name="bash", args={"command": "make clean"}, label="bash")
+    assert await renderer.ask(request) == decision
+    assert prompts[0].startswith("allow bash? [y/n/a/A]")
+    assert "bash wants to run" in out.getvalue() and "make clean" in out.getvalue()
+
+
+@pytest.mark.anyio
+async def test_other_answers_ask_again_and_end_of_input_denies(kit):
+    renderer, out, prompts = renderer_with(["yes", "", "a"])
+    request = kit.event("request", tool_name="bash", args={}, label="bash")
+    assert await renderer.ask(request) == "tool"
+    assert len(prompts) == 3 and out.getvalue().count("please answer y, n, a or A") == 2
+    silent, _, _ = renderer_with([])
+    assert await silent.ask(request) == "deny"
+
+
+def test_messages_notes_and_errors(kit):
+    renderer, out, _ = renderer_with()
+    renderer.handle(kit.event("thinking_delta", delta="hmm"))
+    renderer.handle(kit.event("user_message", text="faster", delivery="steer", phase="queued"))
+    renderer.handle(kit.event("user_message", text="faster", delivery="steer", phase="delivered"))
+    renderer.set_state("waiting")
+    renderer.show_error("boom")
+    assert out.getvalue() == ("thinking: hmm\n(queued steer: faster)\n» you (steer): faster\n"
+                              "(waiting for the turn above)\nerror: boom\n")
+
+
+def test_terminal_renderer_does_not_import_ipywidgets():
+    import subprocess
+    import sys
+
+    code = ("import sys; from jupyter_agent.notebook.panel import TextRenderer; "
+            "print('ipywidgets' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "False", result.stderr
+
+
+def test_a_malformed_event_is_reported_not_raised(kit):
+    renderer, out, _ = renderer_with()
+    renderer.handle(kit.event("tool_result"))
+    assert out.getvalue().startswith("error: could not show a tool_result event: AttributeError")
