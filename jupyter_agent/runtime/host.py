@@ -249,6 +249,21 @@ class RunHost:
         ))
 
     # -- bookkeeping --------------------------------------------------------------------------
+    def remaining_spend(self) -> float | None:
+        ceiling = self.options.max_spend_usd
+        return None if ceiling is None else max(0.0, ceiling - self.usage.spend_usd)
+
+    def remaining_steps(self) -> int | None:
+        # The step in progress counts as taken: its tools (a sub-agent) run inside it.
+        limit = self.limits.window.limit
+        return None if limit is None else max(0, limit - self.step)
+
+    def charge_external(self, usage: RunUsage) -> None:
+        """Work done for this run outside its own requests (a sub-agent): spend and totals."""
+        self.usage.add(usage)
+        if self._step_open:
+            self._step_usage.add(usage)
+
     def _account(self, message: AssistantMessage) -> None:
         usage = message.usage
         cost = request_cost(usage, self.options.rates, self._step_model)

@@ -23,7 +23,7 @@ from jupyter_agent.runtime.options import DEFAULT_KEEP_RECENT, DEFAULT_MAX_OUTPU
 from jupyter_agent.runtime.permissions import PermissionPolicy
 from jupyter_agent.runtime.queues import InputQueues, Pending
 from jupyter_agent.runtime.result import RunResult
-from jupyter_agent.runtime.spend import Rates
+from jupyter_agent.runtime.spend import Rates, RunUsage
 
 NO_RUNNING_LOOP = "run_agent must be called with an asyncio event loop running"
 
@@ -59,6 +59,32 @@ class AgentRun:
     @property
     def done(self) -> bool:
         return self._done
+
+    @property
+    def usage(self) -> RunUsage:
+        """The cumulative usage so far (a copy), live while the run works."""
+        return self._host.usage.copy()
+
+    def remaining_spend(self) -> float | None:
+        """USD left under ``max_spend_usd`` (never negative); ``None`` when there is no ceiling."""
+        return self._host.remaining_spend()
+
+    def remaining_steps(self) -> int | None:
+        """Steps left in the current window, the step in progress counted; ``None``: no ``max_steps``."""
+        return self._host.remaining_steps()
+
+    def add_external_usage(self, usage: RunUsage) -> bool:
+        """Charges work done for this run elsewhere (a sub-agent's requests) to its spend and usage.
+
+        It counts toward ``max_spend_usd`` and shows in the current ``step_finish`` and in the
+        result. ``False`` when the run had already settled: its result can no longer change.
+        """
+        if not isinstance(usage, RunUsage):
+            raise TypeError(f"add_external_usage takes a RunUsage, not {type(usage).__name__}")
+        if self._done:
+            return False
+        self._host.charge_external(usage)
+        return True
 
     async def result(self) -> RunResult:
         await self._settled.wait()

@@ -86,5 +86,13 @@ class RunUsage:
         self.cache_write_tokens += usage.cache_write
         self.spend_usd += cost
 
+    def add(self, other: "RunUsage") -> None:
+        """Adds another run's totals (a sub-agent's); the latest request size stays this run's."""
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+        self.spend_usd += other.spend_usd
+
     def copy(self) -> "RunUsage":
         return replace(self)

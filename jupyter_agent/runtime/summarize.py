@@ -66,7 +66,7 @@ async def summarize_with_model(
         update={"max_tokens": min(SUMMARY_MAX_TOKENS, model.max_tokens), "tool_choice": None, "temperature": None}
     )
     try:
-        message = await _request(stream_fn, model, context, options, signal)
+        message = await complete_request(stream_fn, model, context, options, signal)
     except Exception:  # noqa: BLE001 - a failed summary degrades to truncation
         if signal.aborted:
             raise signal.reason from None
@@ -76,7 +76,8 @@ async def summarize_with_model(
     return message.text.strip(), message.usage
 
 
-async def _request(stream_fn: StreamFn, model: Model, context: Context, options: StreamOptions, signal: AbortSignal) -> AssistantMessage:
+async def complete_request(stream_fn: StreamFn, model: Model, context: Context, options: StreamOptions, signal: AbortSignal) -> AssistantMessage:
+    """One request outside the loop (a summary, a memory extraction): the final message, abortable."""
     stream = stream_fn(model, context, options, None)
     if inspect.isawaitable(stream):
         stream = await abortable(stream, signal)

@@ -29,7 +29,8 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from jupyter_agent.model import Model, StreamFn, StreamOptions
 from jupyter_agent.loop import AgentTool, ToolOutput
 from jupyter_agent.runtime import AgentRun, PermissionPolicy, Rates
-from jupyter_agent.tools.delegate_child import REFUSED, ChildJob, ChildOutcome
+from jupyter_agent.tools.delegate_child import REFUSED, ChildJob, ChildOutcome, ChildQueuedEvent, ChildStartEvent
+from jupyter_agent.tools.delegate_spend import SpendPool
 from jupyter_agent.tools.errors import ToolError
 
 CHILD_SYSTEM_PROMPT = (
@@ -75,7 +76,8 @@ class DelegationContext:
     stream_options: StreamOptions | None = None
     run: AgentRun | None = None  # the parent run, set once run_agent returned
     on_child_event: ChildEventSink | None = None
-    active: dict[str, AgentRun] = field(default_factory=dict, init=False)  # child id -> running child
+    active: dict[str, ChildJob] = field(default_factory=dict, init=False)  # child id -> running child
+    spend: SpendPool = field(default_factory=SpendPool, init=False)  # shared by the children running at once
 
     def __post_init__(self) -> None:
         for name in ("max_child_steps", "max_concurrent"):
@@ -152,8 +154,13 @@ def delegate_tool(parent: DelegationContext) -> AgentTool:
             raise ToolError(text)
         return ToolOutput(content=text, details={"children": [_detail(outcome) for outcome in outcomes]})
 
-    # Not read-only: children spend money, so a policy that gates mutations may gate this too.
-    return AgentTool(name="delegate", description=DESCRIPTION, parameters=DelegateArgs, execute=execute, label="Delegate")
+    # As read-only as the children's tools: with the default set there is nothing to approve
+    # (their spend is bounded by the run's own budget); mutating child tools make it gated.
+    read_only = all(tool.read_only for tool in parent.tools_for_child())
+    return AgentTool(
+        name="delegate", description=DESCRIPTION, parameters=DelegateArgs, execute=execute, label="Delegate",
+        read_only=read_only,
+    )
 
 
 def report(outcomes: Sequence[ChildOutcome]) -> str:
@@ -197,6 +204,6 @@ def _detail(outcome: ChildOutcome) -> dict:
 
 
 __all__ = [
-    "CHILD_SYSTEM_PROMPT", "DEFAULT_CHILD_MAX_STEPS", "DelegateArgs", "DelegationContext",
+    "CHILD_SYSTEM_PROMPT", "ChildQueuedEvent", "ChildStartEvent", "DEFAULT_CHILD_MAX_STEPS", "DelegateArgs", "DelegationContext",
     "MAX_CONCURRENT_CHILDREN", "delegate_tool", "report",
 ]

@@ -1,15 +1,13 @@
 """One sub-agent of a ``delegate`` call: its budget, its run, its usage relayed to the parent.
 
 Budget: the child's steps are at most the parent's remaining steps, its spend at most the
-parent's remaining spend. Children of one call may run at once, so each child's usage is
-charged to the parent as it happens (``AgentRun.add_external_usage``) and every child stops
-before a step the parent's remaining spend could not pay for: together they never exceed what
-the parent had left (with the runtime's own projection: the next step costs what the last did).
+parent's remaining spend, shared with the children running beside it (``delegate_spend``).
+Usage is charged to the parent as it happens (``AgentRun.add_external_usage``).
 
 Events for a UI, each passed as ``on_child_event(child_id, event)``: ``child_queued`` when the
 task is accepted, ``child_start`` when it gets a slot and runs, then every run event of the
 child (``step_start``, ``text_delta``, ``tool_call``, …), ending with exactly one ``finish``
-(a synthetic one when the child never started).
+(a synthetic one, reason "refused" or "aborted", when the child never started).
 """
 
 from __future__ import annotations
@@ -65,6 +63,13 @@ def no_spend_left() -> str:
     return "No spend budget left for a sub-agent: this run's max_spend_usd is used up. Finish the task yourself."
 
 
+def spend_taken() -> str:
+    return (
+        "Not started: what is left of this run's max_spend_usd is needed by the sub-agents already "
+        "running. Delegate it again later or do it yourself."
+    )
+
+
 class ChildJob:
     def __init__(self, context: "DelegationContext", parent: AgentRun, task: str, index: int) -> None:
         self.context = context
@@ -74,6 +79,8 @@ class ChildJob:
         self.child: AgentRun | None = None
         self._charged = RunUsage()
         self._spend_at_step_start = 0.0
+        self.awaiting_response = False  # a request is out whose cost is not charged yet
+        self.last_step_cost: float | None = None
         self._out_of_spend = False
         context.notify(self.child_id, ChildQueuedEvent(child_id=self.child_id, task=task, index=index))
 
@@ -93,30 +100,37 @@ class ChildJob:
                 self.context.notify(self.child_id, FinishEvent(reason=reason, text=text, usage=RunUsage()))
 
     async def _run_child(self, signal: AbortSignal) -> ChildOutcome:
-        budget = self._budget()
-        if isinstance(budget, str):
-            return ChildOutcome(self.child_id, self.task, REFUSED, budget)
-        max_steps, max_spend = budget
-        context = self.context
-        child = run_agent(
-            context.model, self.task, system=context.system, tools=context.tools_for_child(),
-            stream_fn=context.stream_fn, max_steps=max_steps, max_spend_usd=max_spend, rates=context.rates,
-            should_stop=self._parent_cannot_pay, permissions=context.permissions, signal=signal,
-            stream_options=context.stream_options,
-        )
-        self.child = child
-        context.active[self.child_id] = child
-        context.notify(self.child_id, ChildStartEvent(child_id=self.child_id, max_steps=max_steps, max_spend_usd=max_spend))
-        child.add_listener(self._on_child_event)
+        context, pool = self.context, self.context.spend
+        refusal = self._budget()
+        if isinstance(refusal, str):
+            return ChildOutcome(self.child_id, self.task, REFUSED, refusal)
+        if not await pool.admit(self, self.parent.remaining_spend):
+            return ChildOutcome(self.child_id, self.task, REFUSED, spend_taken(), out_of_spend=True)
         try:
-            result = await child.result()
-        except asyncio.CancelledError:
-            child.interrupt()  # the parent's tool was cancelled: its child must not run on
-            raise
-        except Exception as failure:  # noqa: BLE001 - a failing child is a result for the parent
-            return ChildOutcome(self.child_id, self.task, "error", "", error=str(failure) or type(failure).__name__)
+            budget = self._budget()  # after waiting for the pool: what is left now
+            if isinstance(budget, str):
+                return ChildOutcome(self.child_id, self.task, REFUSED, budget)
+            max_steps, max_spend = budget
+            child = run_agent(
+                context.model, self.task, system=context.system, tools=context.tools_for_child(),
+                stream_fn=context.stream_fn, max_steps=max_steps, max_spend_usd=max_spend, rates=context.rates,
+                should_stop=self._parent_cannot_pay, permissions=context.permissions, signal=signal,
+                stream_options=context.stream_options,
+            )
+            self.child = child
+            context.active[self.child_id] = self
+            context.notify(self.child_id, ChildStartEvent(child_id=self.child_id, max_steps=max_steps, max_spend_usd=max_spend))
+            child.add_listener(self._on_child_event)
+            try:
+                result = await child.result()
+            except asyncio.CancelledError:
+                child.interrupt()  # the parent's tool was cancelled: its child must not run on
+                raise
+            except Exception as failure:  # noqa: BLE001 - a failing child is a result for the parent
+                return ChildOutcome(self.child_id, self.task, "error", "", error=str(failure) or type(failure).__name__)
         finally:
             context.active.pop(self.child_id, None)
+            pool.leave(self)
         return ChildOutcome(
             self.child_id, self.task, result.reason, result.text, result.steps, result.usage.copy(),
             result.error, self._out_of_spend or result.reason == "max_spend",
@@ -135,20 +149,25 @@ class ChildJob:
         return max_steps, (min(caps) if caps else None)
 
     def _parent_cannot_pay(self, _context: Any) -> bool:
-        """``should_stop`` of the child: the parent's remaining spend cannot pay another such step."""
-        remaining = self.parent.remaining_spend()
-        if remaining is None or self.child is None:
+        """``should_stop`` of the child: the parent's spend left, less its siblings' requests still
+        out, cannot pay another step like this child's last one."""
+        if self.child is None:
             return False
-        last_step = self.child.usage.spend_usd - self._spend_at_step_start
-        self._out_of_spend = remaining < last_step
+        self.last_step_cost = self.child.usage.spend_usd - self._spend_at_step_start
+        self._out_of_spend = not self.context.spend.allows(self.parent.remaining_spend(), self, self.last_step_cost)
         return self._out_of_spend
 
     def _on_child_event(self, event: Any) -> None:
         kind = event.type
         if kind == "step_start":
             self._spend_at_step_start = self.child.usage.spend_usd
+            self.awaiting_response = True
         elif kind in ("message", "step_finish", "finish"):
             self._relay_usage()
+            answered = kind != "message" or event.message.role == "assistant"
+            if answered and self.awaiting_response:
+                self.awaiting_response = False
+                self.context.spend.charged(self.child.usage.spend_usd - self._spend_at_step_start)
         self.context.notify(self.child_id, event)
 
     def _relay_usage(self) -> None:

@@ -328,3 +328,73 @@ async def test_cancelling_the_run_task_mid_run_settles_as_aborted(scripted, kit,
     assert (await run.result()).reason == "aborted"
     assert events.of("finish")[0].reason == "aborted" and task.cancelled()
     kit.assert_paired(events.events)
+
+
+# -- budget introspection and external usage (what a sub-agent tool needs) -----------------------
+
+
+def _probe(kit, seen, run_ref, charge=None):
+    """A tool recording the run's remaining budgets while it runs, optionally charging usage."""
+
+    def body(args):
+        run = run_ref[0]
+        seen.append((run.remaining_spend(), run.remaining_steps(), run.usage.spend_usd))
+        if charge is not None:
+            seen.append(run.add_external_usage(charge))
+        return [TextContent(text="probed")]
+
+    return kit.make_tool("probe", body=body)
+
+
+async def test_remaining_budgets_count_the_step_in_progress(scripted, kit):
+    seen, run_ref = [], []
+    scripted.queue(
+        ScriptedResponse(content=tool_calls(call("probe")).content, usage=kit.usage(cost=0.25)),
+        ScriptedResponse(content=tool_calls(call("probe")).content, usage=kit.usage(cost=0.25)),
+        reply("done", usage=kit.usage(cost=0.25)),
+    )
+    run = run_agent(scripted.model(), "go", tools=[_probe(kit, seen, run_ref)], stream_fn=scripted, max_steps=5, max_spend_usd=2.0)
+    run_ref.append(run)
+    assert (run.remaining_spend(), run.remaining_steps()) == (2.0, 5)
+    await run.result()
+    assert seen == [(1.75, 4, 0.25), (1.5, 3, 0.5)]
+
+
+async def test_without_limits_the_remaining_budgets_are_none(scripted, kit):
+    seen, run_ref = [], []
+    scripted.queue(tool_calls(call("probe")), reply("done"))
+    run = run_agent(scripted.model(), "go", tools=[_probe(kit, seen, run_ref)], stream_fn=scripted)
+    run_ref.append(run)
+    await run.result()
+    assert seen[0][:2] == (None, None)
+
+
+async def test_external_usage_is_charged_to_the_step_the_result_and_the_spend_rail(scripted, kit, events):
+    seen, run_ref = [], []
+    external = RunUsage(input_tokens=40, output_tokens=4, spend_usd=0.6)
+    scripted.queue(
+        ScriptedResponse(content=tool_calls(call("probe")).content, usage=kit.usage(100, 10, cost=0.25)),
+        reply("never reached", usage=kit.usage(cost=0.25)),
+    )
+    tools = [_probe(kit, seen, run_ref, charge=external)]
+    run = run_agent(scripted.model(), "go", tools=tools, stream_fn=scripted, max_spend_usd=1.0)
+    run_ref.append(run)
+    run.add_listener(events)
+    result = await run.result()
+    assert seen[1] is True
+    # 0.25 + 0.6 spent; the next step is projected at 0.25 (the step's own request): over 1.0.
+    assert result.reason == "max_spend" and result.steps == 1
+    step = events.of("step_finish")[0]
+    assert (step.step_usage.input_tokens, step.step_usage.spend_usd) == (140, 0.85)
+    assert result.usage == RunUsage(140, 14, 0, 0, 0.85, 100)
+    assert events.of("finish")[0].usage == result.usage
+
+
+async def test_external_usage_after_the_run_settled_is_refused(scripted):
+    scripted.queue(reply("done"))
+    run = run_agent(scripted.model(), "go", stream_fn=scripted)
+    result = await run.result()
+    assert run.add_external_usage(RunUsage(spend_usd=1.0)) is False
+    assert run.usage == result.usage and result.usage.spend_usd < 1.0
+    with pytest.raises(TypeError, match="^add_external_usage takes a RunUsage, not dict$"):
+        run.add_external_usage({"spend_usd": 1.0})

@@ -54,6 +54,12 @@ def priced_step(kit, input=1_000_000, output=1_000_000, cache_read=0):
     return ScriptedResponse(content=tool_calls(call("echo")).content, usage=kit.usage(input, output, cache_read))
 
 
+def test_run_usage_adds_another_runs_totals_but_keeps_its_own_request_size():
+    mine = RunUsage(100, 10, 5, 1, 0.5, 900)
+    mine.add(RunUsage(20, 2, 3, 4, 0.25, 7_000))
+    assert mine == RunUsage(120, 12, 8, 5, 0.75, 900)
+
+
 async def test_eighteen_dollars_a_step_with_a_forty_dollar_ceiling_takes_exactly_two_steps(scripted, kit):
     # 1M input at $3 + 1M output at $15 = $18 a step.
     scripted.queue(*[priced_step(kit) for _ in range(5)])

@@ -1,0 +1,56 @@
+"""Memory for a notebook's turns, opt-in: until it is enabled, every method does nothing.
+
+The notebook builds one per turn from ``%%agent --memory`` / ``AgentMagics.memory``:
+
+    memory = NotebookMemory.for_notebook(notebook_path, enabled=settings.memory)
+    tools += memory.tools(on_change=panel.memory_saved)       # [] when off
+    sections.append(memory.system_section)                     # "" when off
+    ...
+    changes = await memory.after_turn(stream_fn, model, result.messages[len(prior):])
+    panel.memory_saved(*changes)                               # each has .undo()
+
+When off, nothing touches the disk: no folder, no index, no extraction request.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from jupyter_agent.messages import Message
+from jupyter_agent.model import Model, StreamFn
+from jupyter_agent.loop import AgentTool
+from jupyter_agent.session.memory import MemoryChange, MemoryStore, memory_system_section
+from jupyter_agent.session.memory_extraction import extract_memories
+from jupyter_agent.tools.memory_tool import memory_tool
+
+
+class NotebookMemory:
+    def __init__(self, store: MemoryStore, *, enabled: bool = False) -> None:
+        self.store = store
+        # Off by default: remembering across sessions is the user's choice, not the agent's.
+        self.enabled = enabled
+
+    @classmethod
+    def for_notebook(cls, notebook_path: str | Path, *, enabled: bool = False) -> "NotebookMemory":
+        return cls(MemoryStore.for_notebook(notebook_path), enabled=enabled)
+
+    def system_section(self) -> str:
+        return memory_system_section(self.store) if self.enabled else ""
+
+    def tools(self, on_change: Callable[[MemoryChange], Any] | None = None) -> list[AgentTool]:
+        return [memory_tool(self.store, on_change)] if self.enabled else []
+
+    async def after_turn(
+        self, stream_fn: StreamFn, model: Model, turn_messages: Sequence[Message], **options: Any
+    ) -> list[MemoryChange]:
+        """The turn's durable facts, saved; ``[]`` without a request when memory is off.
+
+        ``options`` go to ``extract_memories`` (``stream_options``, ``signal``, ``on_usage``).
+        """
+        if not self.enabled:
+            return []
+        return await extract_memories(stream_fn, model, turn_messages, self.store, **options)
+
+
+__all__ = ["NotebookMemory"]

@@ -1,0 +1,68 @@
+"""The plan file beside a session: saved on every change, loaded on resume."""
+
+import json
+import logging
+
+import pytest
+
+from jupyter_agent.runtime import run_agent
+from jupyter_agent.session.plan_file import PlanFile, plan_path
+from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
+from jupyter_agent.tools.plan import plan_system_section, plan_tool
+from jupyter_agent.tools.system_sections import system_sections_hook
+
+pytestmark = pytest.mark.anyio
+
+
+def test_the_plan_lives_beside_the_session_file(session_file):
+    assert plan_path(session_file) == session_file.with_name("main.plan.json")
+    assert PlanFile(session_file).path == plan_path(session_file)
+
+
+def test_no_file_is_an_empty_plan_and_nothing_is_written(session_file):
+    state = PlanFile(session_file).state()
+    assert state.items == [] and not plan_path(session_file).exists()
+
+
+def test_every_change_is_saved_and_loads_back(session_file):
+    state = PlanFile(session_file).state()
+    state.replace([{"text": "Load", "status": "in_progress"}, {"text": "Plot"}])
+    saved = json.loads(plan_path(session_file).read_text())
+    assert saved == {"items": [{"id": "1", "text": "Load", "status": "in_progress"}, {"id": "2", "text": "Plot", "status": "pending"}]}
+    state.update([{"id": "1", "status": "done"}])
+    assert PlanFile(session_file).load().items == state.items
+    assert not list(session_file.parent.glob("*.tmp"))
+
+
+def test_a_damaged_plan_file_resumes_with_an_empty_plan(session_file, caplog):
+    path = plan_path(session_file)
+    path.parent.mkdir(parents=True)
+    path.write_text('{"items": [{"id": "1", "text": "a", "sta')
+    with caplog.at_level(logging.WARNING):
+        assert PlanFile(session_file).load().items == []
+    assert "ignoring unreadable plan file" in caplog.text
+
+
+def test_a_forked_session_gets_a_copy(session_file):
+    state = PlanFile(session_file).state()
+    state.replace([{"text": "Load"}])
+    other = session_file.with_name("branch.jsonl")
+    PlanFile(session_file).copy_to(other)
+    state.replace([{"text": "Changed"}])
+    assert [item.text for item in PlanFile(other).load().items] == ["Load"]
+
+
+async def test_plan_updates_of_a_run_survive_a_restart(session_file):
+    state = PlanFile(session_file).state()
+    scripted = ScriptedModel([
+        tool_calls(call("plan", {"items": [{"text": "Load", "status": "done"}, {"text": "Plot", "status": "in_progress"}]})),
+        reply("paused"),
+    ])
+    await run_agent(scripted.model(), "go", tools=[plan_tool(state)], stream_fn=scripted).result()
+
+    # A new kernel: the plan is read from disk and reaches the first request of the next turn.
+    resumed = PlanFile(session_file).state()
+    scripted = ScriptedModel([reply("continuing")])
+    hook = system_sections_hook("base", [lambda: plan_system_section(resumed)])
+    await run_agent(scripted.model(), "continue", system="base", tools=[plan_tool(resumed)], stream_fn=scripted, prepare_step=hook).result()
+    assert scripted.requests[0].context.system_prompt.endswith("[x] 1. Load\n[>] 2. Plot")
