@@ -1,0 +1,188 @@
+"""The versioned message schema between the kernel and the JupyterLab extension.
+
+Every message is a JSON object with a ``type``. The frontend opens a comm on the target
+``TARGET_NAME`` with a ``hello`` carrying its ``PROTOCOL_VERSION``; the kernel answers ``welcome``
+(or a failed ``reply`` and closes the comm when the versions differ). Requests carry a
+``request_id`` that the kernel's answer repeats. Both sides ignore fields they do not know, so a
+newer peer may add fields without a version bump; removing or changing one needs a new version.
+The TypeScript mirror is ``labextension/src/protocol.ts``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+TARGET_NAME = "jupyter_agent"
+PROTOCOL_VERSION = 1
+
+
+class ProtocolMessage(BaseModel):
+    # Unknown fields are ignored: a newer peer may add some without breaking this one.
+    model_config = ConfigDict(extra="ignore")
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+# -- frontend -> kernel ------------------------------------------------------------------------
+
+
+class Hello(ProtocolMessage):
+    type: Literal["hello"] = "hello"
+    version: int
+    client: str = ""  # e.g. "jupyterlab 4.6.6", for the kernel's log only
+
+
+class Stop(ProtocolMessage):
+    """Stop the agent of this kernel: every running turn, or those of ``session``."""
+
+    type: Literal["stop"] = "stop"
+    request_id: str
+    session: str | None = None
+
+
+class Steer(ProtocolMessage):
+    type: Literal["steer"] = "steer"
+    request_id: str
+    text: str = Field(min_length=1)
+    session: str | None = None
+
+
+class ListSessions(ProtocolMessage):
+    type: Literal["list_sessions"] = "list_sessions"
+    request_id: str
+
+
+class OpenSession(ProtocolMessage):
+    type: Literal["open_session"] = "open_session"
+    request_id: str
+    session: str
+
+
+class MaterializeRequest(ProtocolMessage):
+    """The code of the last finished turn of ``session`` (default: the most recent session)."""
+
+    type: Literal["materialize_request"] = "materialize_request"
+    request_id: str
+    session: str | None = None
+
+
+FrontendMessage = Annotated[
+    Union[Hello, Stop, Steer, ListSessions, OpenSession, MaterializeRequest], Field(discriminator="type")
+]
+_FRONTEND = TypeAdapter(FrontendMessage)
+FRONTEND_TYPES = ("hello", "stop", "steer", "list_sessions", "open_session", "materialize_request")
+
+
+# -- kernel -> frontend ------------------------------------------------------------------------
+
+
+class RunState(ProtocolMessage):
+    session: str
+    cell_id: str | None = None  # the %%agent cell (JupyterLab sends its id with each execution)
+
+
+class Welcome(ProtocolMessage):
+    type: Literal["welcome"] = "welcome"
+    version: int = PROTOCOL_VERSION
+    package_version: str
+    runs: list[RunState] = Field(default_factory=list)  # turns running when the frontend connected
+
+
+class RunStarted(ProtocolMessage):
+    type: Literal["run_started"] = "run_started"
+    session: str
+    cell_id: str | None = None
+
+
+class RunFinished(ProtocolMessage):
+    type: Literal["run_finished"] = "run_finished"
+    session: str
+    cell_id: str | None = None
+    status: str  # the run's stop reason: completed, aborted, error, max_steps, ...
+    steps: int = 0
+
+
+class Provenance(ProtocolMessage):
+    session: str
+    step: int  # 1-based model round trip of the turn that ran the code
+    model: str | None = None
+
+
+class CellSpec(ProtocolMessage):
+    code: str
+    metadata: Provenance
+
+
+class Materialize(ProtocolMessage):
+    """Insert ``cells`` as code cells below the cell ``cell_id`` (below the active cell if unknown)."""
+
+    type: Literal["materialize"] = "materialize"
+    cells: list[CellSpec]
+    cell_id: str | None = None
+    request_id: str | None = None  # set when it answers a materialize_request
+
+
+class SessionSummary(ProtocolMessage):
+    name: str
+    messages: int
+    last_activity: str | None = None  # ISO 8601, UTC
+    model: str | None = None
+    cost_usd: float = 0.0
+    running: bool = False
+
+
+class Sessions(ProtocolMessage):
+    type: Literal["sessions"] = "sessions"
+    request_id: str
+    folder: str | None = None
+    sessions: list[SessionSummary]
+
+
+class Transcript(ProtocolMessage):
+    type: Literal["transcript"] = "transcript"
+    request_id: str
+    session: str
+    markdown: str
+
+
+class Reply(ProtocolMessage):
+    """The outcome of a request that has no richer answer (stop, steer) or that failed."""
+
+    type: Literal["reply"] = "reply"
+    request_id: str | None = None
+    ok: bool
+    message: str
+
+
+class ProtocolError(ValueError):
+    """A frontend message that does not follow this schema; ``request_id`` if one was readable."""
+
+    def __init__(self, message: str, request_id: str | None = None) -> None:
+        super().__init__(message)
+        self.request_id = request_id
+
+
+def parse_frontend_message(data: Any) -> Hello | Stop | Steer | ListSessions | OpenSession | MaterializeRequest:
+    if not isinstance(data, dict):
+        raise ProtocolError(f"a message must be a JSON object, not {type(data).__name__}")
+    request_id = data.get("request_id") if isinstance(data.get("request_id"), str) else None
+    kind = data.get("type")
+    if kind not in FRONTEND_TYPES:
+        raise ProtocolError(f"unknown message type {kind!r}; this kernel understands {', '.join(FRONTEND_TYPES)}",
+                            request_id)
+    try:
+        return _FRONTEND.validate_python(data)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'][1:])) or kind}: {e['msg']}" for e in error.errors())
+        raise ProtocolError(f"invalid {kind} message: {problems}", request_id) from None
+
+
+__all__ = [
+    "FRONTEND_TYPES", "PROTOCOL_VERSION", "TARGET_NAME", "CellSpec", "ProtocolMessage", "FrontendMessage", "Hello", "ListSessions",
+    "Materialize", "MaterializeRequest", "OpenSession", "ProtocolError", "Provenance", "Reply", "RunFinished",
+    "RunStarted", "RunState", "SessionSummary", "Sessions", "Steer", "Stop", "Transcript", "Welcome",
+    "parse_frontend_message",
+]

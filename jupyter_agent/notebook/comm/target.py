@@ -1,0 +1,214 @@
+"""``AgentCommTarget``: the kernel end of the extension's comms.
+
+Each JupyterLab notebook panel opens its own comm (``hello`` → ``welcome``). The kernel keeps the
+open ones, answers their requests through the ``AgentCommHandler`` that the notebook integration
+provides, and broadcasts run state and materialize payloads to all of them.
+
+Discovery: a frontend must not open a comm on a kernel that lacks the target (the kernel logs an
+error for each such open). So the kernel keeps one silent "beacon" comm of the target, which is
+never announced: a frontend's ``comm_info_request`` lists it, and that is how the extension learns
+that ``%load_ext jupyter_agent`` ran, after a page reload too.
+
+Threads: JupyterLab ≥ 4.4 sends comm messages over a kernel subshell, so the callbacks below may
+run on a subshell thread. Everything they do is handed to the kernel's event loop, where the
+agent lives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence
+
+from comm.base_comm import BaseComm
+
+from jupyter_agent.notebook.comm import protocol as p
+from jupyter_agent.notebook.comm.materialize import last_turn_cells
+from jupyter_agent.notebook.comm.sessions_view import read_history, session_file, session_summaries, transcript_markdown
+
+log = logging.getLogger("jupyter_agent.comm")
+
+
+class AgentCommHandler(Protocol):
+    """What the notebook integration provides. Raise to refuse: the exception text is shown."""
+
+    def sessions_folder(self) -> Path | None:
+        """The notebook's ``<stem>.agent`` folder (it may not exist yet)."""
+
+    def stop(self, session: str | None) -> str:
+        """Stop the running turns (of ``session``, or all); return what happened, for the user."""
+
+    def steer(self, text: str, session: str | None) -> str:
+        """Deliver ``text`` to the running turn at its next step; return what happened."""
+
+
+class _Beacon(BaseComm):
+    """A comm of the target that no frontend knows: it only shows up in ``comm_info_reply``."""
+
+    def publish_msg(self, msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None,
+                    **keys: Any) -> None:
+        pass  # never announced, so nothing (not even its close) may reach a frontend
+
+
+class AgentCommTarget:
+    def __init__(self, handler: AgentCommHandler, comm_manager: Any, loop: asyncio.AbstractEventLoop | None = None):
+        self.handler = handler
+        self.comm_manager = comm_manager
+        self.frontends: dict[str, Any] = {}  # comm id -> open comm
+        self.runs: dict[str, p.RunState] = {}  # session -> its running turn
+        self.last_cell: dict[str, str | None] = {}  # session -> agent cell of its last finished turn
+        self._loop = loop
+        self._loop_thread = threading.get_ident()  # registered from the loop's thread (a magic)
+        self._beacon: _Beacon | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def register(self) -> None:
+        self.comm_manager.register_target(p.TARGET_NAME, self._on_open)
+        self._beacon = _Beacon(target_name=p.TARGET_NAME, primary=False)
+        self.comm_manager.register_comm(self._beacon)
+
+    def unregister(self) -> None:
+        if self.comm_manager.targets.get(p.TARGET_NAME) == self._on_open:
+            self.comm_manager.unregister_target(p.TARGET_NAME, self._on_open)
+        if self._beacon is not None:
+            self.comm_manager.comms.pop(self._beacon.comm_id, None)
+            self._beacon = None
+        for comm in list(self.frontends.values()):
+            _quietly(comm.close, {"reason": "the jupyter_agent extension was unloaded"})
+        self.frontends.clear()
+
+    @property
+    def connected(self) -> bool:
+        """Whether a frontend with the extension listens (the last one may have gone silently)."""
+        return bool(self.frontends)
+
+    # -- what the notebook integration calls ---------------------------------------------------
+
+    def send_run_started(self, session: str, cell_id: str | None = None) -> None:
+        self.runs[session] = p.RunState(session=session, cell_id=cell_id)
+        self._broadcast(p.RunStarted(session=session, cell_id=cell_id))
+
+    def send_run_finished(self, session: str, cell_id: str | None = None, status: str = "completed",
+                          steps: int = 0) -> None:
+        self.runs.pop(session, None)
+        self.last_cell[session] = cell_id
+        self._broadcast(p.RunFinished(session=session, cell_id=cell_id, status=status, steps=steps))
+
+    def send_materialize(self, cells: Sequence[p.CellSpec], parent_cell_hint: str | None = None) -> bool:
+        """Asks the frontends to insert ``cells`` below the cell ``parent_cell_hint``.
+
+        False when no frontend is connected (or there is nothing to insert): use the fallback.
+        """
+        if not cells or not self.frontends:
+            return False
+        self._broadcast(p.Materialize(cells=list(cells), cell_id=parent_cell_hint))
+        return True
+
+    # -- comm callbacks ------------------------------------------------------------------------
+
+    def _on_open(self, comm: Any, msg: dict) -> None:
+        data = msg.get("content", {}).get("data", {})
+        try:
+            hello = p.parse_frontend_message(data)
+        except p.ProtocolError as error:
+            return self._refuse(comm, str(error))
+        if not isinstance(hello, p.Hello):
+            return self._refuse(comm, f"a comm must open with hello, not {hello.type}")
+        if hello.version != p.PROTOCOL_VERSION:
+            return self._refuse(comm, f"the JupyterLab extension speaks protocol {hello.version} and this kernel's "
+                                      f"jupyter_agent speaks {p.PROTOCOL_VERSION}: install matching versions")
+        self.frontends[comm.comm_id] = comm
+        comm.on_msg(lambda message: self._call_on_loop(self.handle, comm, message.get("content", {}).get("data")))
+        comm.on_close(lambda message: self.frontends.pop(comm.comm_id, None))
+        log.debug("frontend %s connected (%s)", comm.comm_id, hello.client)
+        self._call_on_loop(self._welcome, comm)
+
+    def _welcome(self, comm: Any) -> None:
+        comm.send(p.Welcome(package_version=_package_version(), runs=list(self.runs.values())).to_json())
+
+    def _refuse(self, comm: Any, reason: str) -> None:
+        comm.send(p.Reply(ok=False, message=reason).to_json())
+        comm.close()
+
+    def handle(self, comm: Any, data: Any) -> None:
+        """Answers one frontend message on ``comm``; every failure becomes a failed reply."""
+        try:
+            message = p.parse_frontend_message(data)
+            answer = self._answer(message)
+        except p.ProtocolError as error:
+            answer = p.Reply(request_id=error.request_id, ok=False, message=str(error))
+        except Exception as error:  # noqa: BLE001 - the frontend shows why, the kernel goes on
+            request_id = data.get("request_id") if isinstance(data, dict) else None
+            answer = p.Reply(request_id=request_id, ok=False, message=str(error) or type(error).__name__)
+        if answer is not None:
+            comm.send(answer.to_json())
+
+    def _answer(self, message: Any) -> p.ProtocolMessage | None:
+        if isinstance(message, p.Stop):
+            return p.Reply(request_id=message.request_id, ok=True, message=self.handler.stop(message.session))
+        if isinstance(message, p.Steer):
+            outcome = self.handler.steer(message.text, message.session)
+            return p.Reply(request_id=message.request_id, ok=True, message=outcome)
+        if isinstance(message, p.ListSessions):
+            folder = self.handler.sessions_folder()
+            return p.Sessions(request_id=message.request_id, folder=str(folder) if folder else None,
+                              sessions=session_summaries(folder, running=self.runs))
+        if isinstance(message, p.OpenSession):
+            path = session_file(self.handler.sessions_folder(), message.session)
+            return p.Transcript(request_id=message.request_id, session=message.session,
+                                markdown=transcript_markdown(read_history(path)))
+        if isinstance(message, p.MaterializeRequest):
+            return self._materialize_answer(message)
+        return None  # a second hello: nothing to add
+
+    def _materialize_answer(self, request: p.MaterializeRequest) -> p.ProtocolMessage:
+        folder = self.handler.sessions_folder()
+        name = request.session or _most_recent(folder)
+        if name is None:
+            return p.Reply(request_id=request.request_id, ok=False, message="This notebook has no agent session yet.")
+        cells = last_turn_cells(read_history(session_file(folder, name)), session=name)
+        if not cells:
+            return p.Reply(request_id=request.request_id, ok=False,
+                           message=f"The last turn of session {name!r} ran no Python code that succeeded.")
+        return p.Materialize(request_id=request.request_id, cells=cells, cell_id=self.last_cell.get(name))
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    def _broadcast(self, message: p.ProtocolMessage) -> None:
+        data = message.to_json()
+        for comm in list(self.frontends.values()):
+            _quietly(comm.send, data)
+
+    def _call_on_loop(self, function: Callable[..., None], *args: Any) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed() or threading.get_ident() == self._loop_thread:
+            function(*args)
+        else:
+            loop.call_soon_threadsafe(function, *args)
+
+
+def _most_recent(folder: Path | None) -> str | None:
+    summaries = session_summaries(folder)
+    return summaries[0].name if summaries else None
+
+
+def _package_version() -> str:
+    try:
+        return metadata.version("jupyter-agent")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _quietly(function: Callable[..., None], *args: Any) -> None:
+    # A frontend that went away must not break the agent or the other frontends.
+    try:
+        function(*args)
+    except Exception:  # noqa: BLE001
+        log.debug("comm call failed", exc_info=True)
+
+
+__all__ = ["AgentCommHandler", "AgentCommTarget"]

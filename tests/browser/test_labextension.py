@@ -1,0 +1,219 @@
+"""The JupyterLab extension in a real JupyterLab, driven by headless Debian Chromium.
+
+One server and one browser for the module (starting them costs ~10 s); each test opens its own
+notebook. Screenshots go to test-artifacts/. The offline demo model plays the agent: it looks at
+the variables, runs one python snippet and answers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts"
+SERVER_START = 90  # JupyterLab answers in ~5 s here; a loaded CI machine is slower
+WAIT_MS = 60_000  # any single UI wait: a turn of the demo model takes a few seconds
+EXTENSION = "jupyter-agent-labextension"
+
+if not pathlib.Path(CHROMIUM).exists():
+    pytest.skip(f"no Chromium at {CHROMIUM} (.ci/run installs Debian's chromium)", allow_module_level=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def write_notebook(path: pathlib.Path, sources: list[str]) -> None:
+    cells = [{"cell_type": "code", "execution_count": None, "id": f"cell-{i}", "metadata": {}, "outputs": [],
+              "source": source} for i, source in enumerate(sources)]
+    notebook = {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                            "language": "python"}},
+                "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(notebook))
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lab")
+    settings = root / ".settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    # Without this a "Jupyter news?" toast covers the page.
+    (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
+    port = free_port()
+    env = {**os.environ, "JUPYTER_AGENT_MODEL": "demo", "JUPYTER_AGENT_DEMO_DELAY": "0",
+           "JUPYTER_RUNTIME_DIR": str(root / ".runtime")}
+    command = [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", f"--port={port}",
+               "--ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
+               f"--ServerApp.root_dir={root}", f"--LabApp.user_settings_dir={root / '.settings'}",
+               f"--LabApp.workspaces_dir={root / '.workspaces'}", "--LabApp.news_url=None"]
+    log = (root / "server.log").open("w")
+    server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/api/status", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("JupyterLab did not start:\n" + (root / "server.log").read_text()[-3000:])
+                time.sleep(0.25)
+        yield url, root
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    from playwright.sync_api import sync_playwright
+
+    profile = tmp_path_factory.mktemp("chromium")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, viewport={"width": 1400, "height": 900},
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.console_errors = []
+    failed = []  # names the resources behind "Failed to load resource" errors
+    page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
+    page.on("pageerror", lambda error: page.console_errors.append(str(error)))
+    page.on("response", lambda response: response.status >= 400 and failed.append(f"{response.status} {response.url}"))
+    yield page
+    errors = page.console_errors
+    page.close()
+    assert errors == [], f"browser console errors: {errors}; failed requests: {failed}"
+
+
+def open_notebook(page, lab, name: str, sources: list[str]):
+    url, root = lab
+    write_notebook(root / name, sources)
+    page.goto(f"{url}/lab/tree/{name}?reset")
+    notebook = page.locator(".jp-NotebookPanel:visible")
+    notebook.locator(".jp-Cell").first.wait_for()
+    # The kernel is ready once the status bar says so; cells run before that are dropped.
+    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").first.wait_for()
+    return notebook
+
+
+def run_cells(page, notebook, count: int) -> None:
+    notebook.locator(".jp-Cell .cm-content").first.click()
+    for _ in range(count):
+        page.keyboard.press("Shift+Enter")
+
+
+def screenshot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"labextension-{name}.png"))
+
+
+def saved_cells(page, lab, name: str, count: int) -> list[dict]:
+    page.keyboard.press("Control+s")
+    path = lab[1] / name
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        cells = json.loads(path.read_text())["cells"]
+        if len(cells) >= count or time.monotonic() > deadline:
+            return cells
+        time.sleep(0.2)
+
+
+def test_the_extension_is_installed_and_enabled(page, lab):
+    listing = subprocess.run([shutil.which("jupyter") or "jupyter", "labextension", "list"],
+                             capture_output=True, text=True, timeout=60)
+    line = next((line for line in (listing.stdout + listing.stderr).splitlines() if EXTENSION in line), "")
+    assert "enabled" in line and "OK" in line, listing.stdout + listing.stderr
+    page.goto(f"{lab[0]}/lab?reset")
+    config = json.loads(page.locator("#jupyter-config-data").text_content())
+    assert EXTENSION in [extension["name"] for extension in config["federated_extensions"]]
+    page.locator(".jp-SideBar li[data-id='jupyter-agent-sessions']").wait_for()
+
+
+def test_materialize_inserts_the_code_below_the_agent_cell_with_provenance(page, lab):
+    sources = ["%load_ext jupyter_agent", "%%agent -p yolo\nShow me what is in my kernel.", "print('after')"]
+    notebook = open_notebook(page, lab, "materialize.ipynb", sources)
+    # %%agent cells are highlighted as Markdown; other code cells stay Python.
+    languages = notebook.locator(".jp-Cell .cm-content").evaluate_all(
+        "nodes => nodes.map(node => node.dataset.language)")
+    assert languages[1] == "markdown" and languages[0] != "markdown", languages
+    run_cells(page, notebook, 2)
+    notebook.locator(".ja-panel.ja-state-done").wait_for()
+    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+
+    page.keyboard.press("Control+Shift+c")
+    palette = page.locator(".lm-CommandPalette input")
+    palette.fill("Materialize the Agent's Code")
+    page.keyboard.press("Enter")
+    notebook.locator(".jp-Cell").nth(3).wait_for()
+    screenshot(page, "materialize")
+
+    cells = saved_cells(page, lab, "materialize.ipynb", 4)
+    sources_after = ["".join(cell["source"]) for cell in cells]
+    assert sources_after[:2] == sources[:2] and sources_after[3] == "print('after')", sources_after
+    inserted = cells[2]
+    assert inserted["cell_type"] == "code"
+    assert inserted["metadata"]["jupyter_agent"] == {"session": "main", "step": 2, "model": "offline-demo"}
+    session = (lab[1] / "materialize.agent" / "main.jsonl").read_text()
+    assert json.dumps(sources_after[2])[1:-1] in session  # the very code the agent ran
+
+
+def test_the_sessions_view_lists_the_session_and_opens_its_transcript(page, lab):
+    notebook = open_notebook(page, lab, "sessions.ipynb", ["%load_ext jupyter_agent",
+                                                           "%%agent -p yolo -s review\nSummarize my kernel."])
+    run_cells(page, notebook, 2)
+    notebook.locator(".ja-panel.ja-state-done").wait_for()
+    page.locator(".jp-SideBar li[data-id='jupyter-agent-sessions']").click()
+    item = page.locator(".jp-AgentSessions-item[data-session='review']")
+    item.wait_for()
+    details = item.locator(".jp-AgentSessions-details").text_content()
+    assert "messages" in details and "offline-demo" in details and "$0.00" in details, details
+    item.click()
+    transcript = page.locator(".jp-AgentTranscript:visible")
+    transcript.locator("h3", has_text="You").first.wait_for()
+    assert "Summarize my kernel." in transcript.text_content()
+    assert transcript.locator("pre code").count() >= 1  # the python call the agent made
+    screenshot(page, "sessions")
+
+
+def test_the_stop_shortcut_stops_a_running_agent(page, lab):
+    sources = ["import os\nos.environ['JUPYTER_AGENT_DEMO_DELAY'] = '0.3'", "%load_ext jupyter_agent",
+               "%%agent -p yolo\nExplain what you can do, at length."]
+    notebook = open_notebook(page, lab, "stop.ipynb", sources)
+    run_cells(page, notebook, 3)
+    notebook.locator(".ja-panel.ja-state-running", has_text="Let me").wait_for()  # mid-stream
+    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    page.keyboard.press("Escape")  # command mode: the shortcut must work without a focused editor
+    page.keyboard.press("Control+Alt+Period")
+    page.locator(".jp-toast-message", has_text="Stopping 1 agent turn.").wait_for()
+    notebook.locator(".ja-panel.ja-state-stopped").wait_for(timeout=15_000)
+    screenshot(page, "stopped")

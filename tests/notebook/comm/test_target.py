@@ -1,0 +1,161 @@
+import asyncio
+import threading
+
+import pytest
+
+from comm_fakes import FakeComm, hello
+from jupyter_agent.notebook.comm.protocol import PROTOCOL_VERSION, TARGET_NAME, CellSpec, Provenance
+from jupyter_agent.notebook.comm.target import AgentCommTarget
+
+
+@pytest.fixture
+def target(handler, manager):
+    target = AgentCommTarget(handler, manager)
+    target.register()
+    return target
+
+
+def connect(target, manager, comm_id="frontend-1"):
+    comm = FakeComm(comm_id)
+    manager.targets[TARGET_NAME](comm, hello())
+    return comm
+
+
+def test_registering_adds_the_target_and_a_beacon_that_comm_info_lists(target, manager):
+    assert TARGET_NAME in manager.targets
+    beacons = [c for c in manager.comms.values() if c.target_name == TARGET_NAME]
+    assert len(beacons) == 1
+    target.unregister()
+    assert TARGET_NAME not in manager.targets
+    assert not manager.comms
+
+
+def test_a_frontend_is_welcomed_with_the_running_turns(target, manager):
+    target.send_run_started("main", "cell-7")
+    comm = connect(target, manager)
+    assert target.connected
+    welcome = comm.last
+    assert welcome["type"] == "welcome" and welcome["version"] == PROTOCOL_VERSION
+    assert welcome["runs"] == [{"session": "main", "cell_id": "cell-7"}]
+
+
+def test_a_frontend_of_another_protocol_version_is_refused(target, manager):
+    comm = FakeComm()
+    manager.targets[TARGET_NAME](comm, hello(version=PROTOCOL_VERSION + 1))
+    assert comm.closed and not target.connected
+    assert comm.last == {"type": "reply", "request_id": None, "ok": False, "message": (
+        f"the JupyterLab extension speaks protocol {PROTOCOL_VERSION + 1} and this kernel's jupyter_agent "
+        f"speaks {PROTOCOL_VERSION}: install matching versions")}
+
+
+def test_a_comm_must_open_with_hello(target, manager):
+    comm = FakeComm()
+    manager.targets[TARGET_NAME](comm, {"content": {"data": {"type": "stop", "request_id": "r"}}})
+    assert comm.closed and comm.last["message"] == "a comm must open with hello, not stop"
+
+
+def test_stop_and_steer_go_to_the_handler(target, manager, handler):
+    comm = connect(target, manager)
+    comm.receive({"type": "stop", "request_id": "r1"})
+    assert comm.last == {"type": "reply", "request_id": "r1", "ok": True, "message": "Stopped the agent."}
+    comm.receive({"type": "steer", "request_id": "r2", "text": "use a bar chart", "session": "main"})
+    assert comm.last["ok"] and comm.last["request_id"] == "r2"
+    assert handler.calls == [("stop", None), ("steer", "use a bar chart", "main")]
+
+
+def test_a_refusing_handler_becomes_a_failed_reply(target, manager, handler):
+    comm = connect(target, manager)
+    handler.refuse = LookupError("No agent is running.")
+    comm.receive({"type": "stop", "request_id": "r1"})
+    assert comm.last == {"type": "reply", "request_id": "r1", "ok": False, "message": "No agent is running."}
+
+
+def test_bad_messages_get_a_failed_reply_and_the_comm_stays_open(target, manager):
+    comm = connect(target, manager)
+    comm.receive({"type": "dance", "request_id": "r9"})
+    assert comm.last["ok"] is False and comm.last["request_id"] == "r9"
+    assert comm.last["message"].startswith("unknown message type 'dance'")
+    comm.receive("not an object")
+    assert comm.last["message"] == "a message must be a JSON object, not str"
+    assert target.connected and not comm.closed
+
+
+def test_sessions_and_transcripts(target, manager, session):
+    comm = connect(target, manager)
+    target.send_run_started("main")
+    comm.receive({"type": "list_sessions", "request_id": "r1"})
+    answer = comm.last
+    assert answer["type"] == "sessions" and answer["folder"] == str(session.parent)
+    assert [(s["name"], s["messages"], s["running"]) for s in answer["sessions"]] == [("main", 10, True)]
+    comm.receive({"type": "open_session", "request_id": "r2", "session": "main"})
+    assert comm.last["type"] == "transcript" and comm.last["session"] == "main"
+    assert "### You\n\nsecond" in comm.last["markdown"]
+    comm.receive({"type": "open_session", "request_id": "r3", "session": "../../etc/passwd"})
+    assert comm.last["ok"] is False and comm.last["request_id"] == "r3"
+
+
+def test_a_materialize_request_answers_with_the_last_turn_below_its_cell(target, manager, session):
+    comm = connect(target, manager)
+    target.send_run_finished("main", "cell-3", status="completed", steps=3)
+    comm.receive({"type": "materialize_request", "request_id": "r1"})
+    answer = comm.last
+    assert answer["type"] == "materialize" and answer["request_id"] == "r1" and answer["cell_id"] == "cell-3"
+    assert [(c["code"], c["metadata"]["step"]) for c in answer["cells"]] == [("y = 2", 1), ("print(y)", 2)]
+
+
+def test_a_materialize_request_without_sessions_explains(target, manager):
+    comm = connect(target, manager)
+    comm.receive({"type": "materialize_request", "request_id": "r1"})
+    assert comm.last == {"type": "reply", "request_id": "r1", "ok": False,
+                         "message": "This notebook has no agent session yet."}
+
+
+def test_run_state_and_materialize_go_to_every_frontend(target, manager):
+    first, second = connect(target, manager, "f1"), connect(target, manager, "f2")
+    target.send_run_started("main", "c1")
+    target.send_run_finished("main", "c1", status="aborted", steps=2)
+    for comm in (first, second):
+        assert comm.sent[-2:] == [
+            {"type": "run_started", "session": "main", "cell_id": "c1"},
+            {"type": "run_finished", "session": "main", "cell_id": "c1", "status": "aborted", "steps": 2},
+        ]
+    assert target.runs == {} and target.last_cell == {"main": "c1"}
+    cells = [CellSpec(code="x = 1", metadata=Provenance(session="main", step=1))]
+    assert target.send_materialize(cells, "c1") is True
+    assert second.last["type"] == "materialize" and second.last["cell_id"] == "c1"
+
+
+def test_without_frontends_materialize_reports_that_nothing_listens(target, manager):
+    cells = [CellSpec(code="x = 1", metadata=Provenance(session="main", step=1))]
+    assert target.send_materialize(cells) is False
+    comm = connect(target, manager)
+    comm.close_from_frontend()
+    assert not target.connected
+    assert target.send_materialize(cells) is False
+    assert target.send_materialize([], None) is False
+
+
+def test_unregistering_closes_the_frontends(target, manager):
+    comm = connect(target, manager)
+    target.unregister()
+    assert comm.closed and not target.connected
+
+
+def test_messages_from_a_subshell_thread_are_handled_on_the_loop_thread(handler, manager):
+    loop = asyncio.new_event_loop()
+    try:
+        target = AgentCommTarget(handler, manager, loop=loop)
+        target.register()
+        comm = connect(target, manager)
+        handled_on = []
+        original = handler.stop
+        handler.stop = lambda session: handled_on.append(threading.get_ident()) or original(session)
+        worker = threading.Thread(target=comm.receive, args=({"type": "stop", "request_id": "r"},))
+        worker.start()
+        worker.join(5)
+        assert handled_on == []  # only scheduled: the loop has not run yet
+        loop.run_until_complete(asyncio.sleep(0.05))
+        assert handled_on == [threading.get_ident()]
+        assert comm.last["request_id"] == "r"
+    finally:
+        loop.close()
