@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from types import ModuleType
 
 import anyio.to_thread
@@ -35,6 +36,9 @@ def _import() -> None:
     # Without this, importing litellm makes a synchronous fetch of the remote price map (5 s
     # timeout) and retries in the background with WARNINGs; a user's explicit setting wins.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # litellm's own TypedDicts make pydantic warn when their schemas are first built, which
+    # would print into whatever notebook cell happens to be running: noise for the user.
+    warnings.filterwarnings("ignore", message=r".*using the `ReadOnly` qualifier", category=UserWarning)
     try:
         import litellm
 

@@ -13,6 +13,7 @@ may stand in for any of them. Every request body is recorded, and so is every cl
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import select
 import socket
@@ -47,7 +48,7 @@ class FakeToolCall:
     pieces: int = 3
 
 
-_call_ids = iter(range(1, 1 << 62))
+_call_ids = itertools.count(1)
 
 
 def _pieces(value: str | Sequence[str]) -> list[str]:
@@ -59,7 +60,7 @@ def _delta(delta: dict, finish_reason: str | None = None) -> dict:
 
 
 def usage(prompt_tokens: int = 10, completion_tokens: int = 5, cached_tokens: int = 0, cache_write_tokens: int = 0) -> dict:
-    """An OpenAI usage object; ``prompt_tokens`` includes cached tokens, as OpenAI reports it."""
+    """An OpenAI usage object; ``prompt_tokens`` includes cached and cache-write tokens, as litellm reports them."""
     body: dict[str, Any] = {
         "prompt_tokens": prompt_tokens,
         "completion_tokens": completion_tokens,
@@ -145,7 +146,7 @@ def hanging(*pieces: str, delay: float = 0.0) -> FakeResponse:
     return FakeResponse(text(*pieces).chunks[: 1 + len(pieces)], ending="hang", delay=delay)
 
 
-class ClientGone(Exception):
+class _ClientGone(Exception):
     pass
 
 
@@ -193,10 +194,6 @@ class FakeProvider:
         with self._lock:
             self._lock.wait_for(lambda: len(self.disconnects) >= count, timeout)
             return self.disconnects[count - 1] if len(self.disconnects) >= count else None
-
-    def wait_for_requests(self, count: int = 1, timeout: float = 5.0) -> bool:
-        with self._lock:
-            return self._lock.wait_for(lambda: len(self.requests) >= count, timeout)
 
     # -- lifecycle ------------------------------------------------------------------------------
     @property
@@ -262,7 +259,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(400, http_error(400, "fake provider: only stream=true is supported").error)
         try:
             self._stream(response, str(body.get("model", "fake-model")))
-        except ClientGone:
+        except _ClientGone:
             self.provider._record_disconnect()
         finally:
             self.close_connection = True
@@ -304,10 +301,10 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             self.wfile.write(data)
         except OSError as error:  # broken pipe, reset: the client went away
-            raise ClientGone() from error
+            raise _ClientGone() from error
 
     def _wait(self, seconds: float | None) -> None:
-        """Sleeps, but returns at once (raising ClientGone) when the client closes the connection."""
+        """Sleeps, but returns at once (raising _ClientGone) when the client closes the connection."""
         deadline = None if seconds is None else time.monotonic() + seconds
         while not self.provider._stopping.is_set():
             remaining = 0.05 if deadline is None else min(0.05, deadline - time.monotonic())
@@ -318,9 +315,9 @@ class _Handler(BaseHTTPRequestHandler):
             if readable:
                 try:
                     if not self.connection.recv(1, socket.MSG_PEEK):
-                        raise ClientGone()
+                        raise _ClientGone()
                 except OSError as error:
-                    raise ClientGone() from error
+                    raise _ClientGone() from error
 
 
 def response_from_json(spec: dict) -> FakeResponse:
@@ -351,12 +348,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--script", help='JSON list: {"text": ...} | {"reasoning": ..., "text": ...} | '
                         '{"tool_calls": [{"name": ..., "arguments": {...}}], "text": ...} | {"error": 429, "message": ...}')
     parser.add_argument("--echo", action="store_true", help="echo the user once the script is exhausted")
+    parser.add_argument("--repeat", action="store_true", help="play the script in a loop, forever")
     args = parser.parse_args(argv)
     responses = []
     if args.script:
         with open(args.script, encoding="utf-8") as handle:
             responses = [response_from_json(spec) for spec in json.load(handle)]
-    provider = FakeProvider(responses, port=args.port, fallback=echo_responder if args.echo else None)
+    fallback = echo_responder if args.echo else None
+    if args.repeat and responses:
+        cycle = itertools.cycle(responses)
+        fallback, responses = (lambda body: next(cycle)), []
+    provider = FakeProvider(responses, port=args.port, fallback=fallback)
     with provider:
         print(f"fake provider listening on {provider.api_base}", flush=True)
         try:

@@ -1,0 +1,222 @@
+"""litellm stream chunks -> our stream events, building the assistant message as they arrive.
+
+One ``ChunkAssembler`` per response. Blocks open in order of appearance: thinking
+(``delta.reasoning_content``), text (``delta.content``) and tool calls (``delta.tool_calls``,
+accumulated per stream index and parsed as JSON when the call ends). A block ends when a block
+of another kind (or another tool call) starts, and at the end of the stream. Signatures and
+redacted thinking (``delta.thinking_blocks``, as litellm relays Anthropic's) are kept.
+
+This is the hot path of every response: one chunk per token.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any, Callable
+
+from jupyter_agent.messages import (
+    AssistantMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    Usage,
+    copy_json,
+    fast_copy_assistant,
+)
+from jupyter_agent.model.events import (
+    DoneEvent,
+    ErrorEvent,
+    StartEvent,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ThinkingStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
+
+# Arguments that are not a JSON object are kept under this key: the model then reads, in the
+# validation error of its call, exactly what it sent.
+INVALID_ARGUMENTS_KEY = "_invalid_json_arguments"
+CONTENT_FILTERED = "response stopped by the provider's content filter"
+_TOOL_FINISH_REASONS = frozenset({"tool_calls", "function_call"})
+
+
+def parse_arguments(raw: str) -> dict[str, Any]:
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return {INVALID_ARGUMENTS_KEY: raw}
+    return value if isinstance(value, dict) else {INVALID_ARGUMENTS_KEY: raw}
+
+
+def _field(item: Any, name: str) -> Any:
+    # litellm hands some parts over as dicts (TypedDicts) and others as objects.
+    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+
+class ChunkAssembler:
+    def __init__(self, partial: AssistantMessage, push: Callable[[Any], None]) -> None:
+        self.partial = partial
+        self._push = push
+        self._open_kind: str | None = None  # "text" | "thinking" | "tool_call"
+        self._open_index = -1
+        self._thinking_sealed = False  # a signature ends a thinking block; more thinking opens another
+        self._tool_blocks: dict[int, int] = {}  # stream tool index -> content index
+        self._tool_arguments: dict[int, list[str]] = {}  # content index -> raw JSON fragments
+        self._generated_ids: set[str] = set()
+        self.finish_reason: str | None = None
+        self.raw_usage: Any = None
+        self.started = False
+
+    # -- chunks ---------------------------------------------------------------------------------
+    def start(self) -> None:
+        self.started = True
+        self._push(StartEvent(partial=fast_copy_assistant(self.partial)))
+
+    def add(self, chunk: Any) -> None:
+        choices = chunk.choices
+        if not choices:
+            usage = getattr(chunk, "usage", None)
+            if usage is not None:
+                self.raw_usage = usage
+            return
+        choice = choices[0]
+        delta = choice.delta
+        if delta is not None:
+            # litellm deletes the fields a chunk lacks (attribute access would raise) and keeps
+            # some in pydantic's extras (which ones varies by version): read both dicts directly.
+            fields = delta.__dict__
+            extra = delta.__pydantic_extra__ or fields
+            reasoning = fields.get("reasoning_content") or extra.get("reasoning_content")
+            if reasoning:
+                self._thinking(reasoning)
+            thinking_blocks = fields.get("thinking_blocks") or extra.get("thinking_blocks")
+            if thinking_blocks:
+                self._thinking_blocks(thinking_blocks)
+            content = extra.get("content") or fields.get("content")
+            if content:
+                self._text(content)
+            tool_calls = extra.get("tool_calls") or fields.get("tool_calls")
+            if tool_calls:
+                for tool_call in tool_calls:
+                    self._tool_call(tool_call)
+        if choice.finish_reason:
+            self.finish_reason = choice.finish_reason
+            usage = getattr(chunk, "usage", None)
+            if usage is not None:
+                self.raw_usage = usage
+
+    # -- text and thinking ----------------------------------------------------------------------
+    def _text(self, piece: str) -> None:
+        if self._open_kind != "text":
+            self._open(TextContent(text=""), "text", TextStartEvent)
+        block = self.partial.content[self._open_index]
+        block.text += piece
+        self._push(TextDeltaEvent(content_index=self._open_index, delta=piece, partial=fast_copy_assistant(self.partial)))
+
+    def _thinking(self, piece: str) -> None:
+        if self._open_kind != "thinking" or self._thinking_sealed:
+            self._open(ThinkingContent(thinking=""), "thinking", ThinkingStartEvent)
+        block = self.partial.content[self._open_index]
+        block.thinking += piece
+        self._push(ThinkingDeltaEvent(content_index=self._open_index, delta=piece, partial=fast_copy_assistant(self.partial)))
+
+    def _thinking_blocks(self, blocks: list[Any]) -> None:
+        # Thinking text arrives as reasoning_content; these blocks add what replay needs.
+        for item in blocks:
+            if _field(item, "type") == "redacted_thinking":
+                self._close_open()
+                self._open(ThinkingContent(thinking="", thinking_signature=_field(item, "data"), redacted=True),
+                           "thinking", ThinkingStartEvent)
+                self._close_open()
+                continue
+            signature = _field(item, "signature")
+            if signature:
+                if self._open_kind != "thinking" or self._thinking_sealed:
+                    self._open(ThinkingContent(thinking=""), "thinking", ThinkingStartEvent)
+                self.partial.content[self._open_index].thinking_signature = signature
+                self._thinking_sealed = True
+
+    # -- tool calls -----------------------------------------------------------------------------
+    def _tool_call(self, part: Any) -> None:
+        stream_index = _field(part, "index") or 0
+        call_id = _field(part, "id")
+        function = _field(part, "function")
+        name = _field(function, "name") if function is not None else None
+        fragment = _field(function, "arguments") if function is not None else None
+        index = self._tool_blocks.get(stream_index)
+        if index is not None and call_id and self._is_other_call(index, call_id):
+            index = None  # a provider that reuses stream index 0 for every call
+        if index is None:
+            if not call_id:
+                call_id = f"call_{uuid.uuid4().hex[:24]}"  # local servers sometimes send no id
+                self._generated_ids.add(call_id)
+            index = self._open(ToolCall(id=call_id, name=name or "", arguments={}), "tool_call", ToolCallStartEvent)
+            self._tool_blocks[stream_index] = index
+            self._tool_arguments[index] = []
+        elif name and not self.partial.content[index].name:
+            self.partial.content[index].name = name
+        if fragment:
+            self._tool_arguments[index].append(fragment)
+            self._push(ToolCallDeltaEvent(content_index=index, delta=fragment, partial=fast_copy_assistant(self.partial)))
+
+    def _is_other_call(self, index: int, call_id: str) -> bool:
+        current = self.partial.content[index].id
+        return current != call_id and current not in self._generated_ids
+
+    # -- blocks ---------------------------------------------------------------------------------
+    def _open(self, block: Any, kind: str, start_event: type) -> int:
+        self._close_open()
+        self.partial.content.append(block)
+        self._open_kind, self._open_index = kind, len(self.partial.content) - 1
+        self._thinking_sealed = False
+        self._push(start_event(content_index=self._open_index, partial=fast_copy_assistant(self.partial)))
+        return self._open_index
+
+    def _close_open(self) -> None:
+        kind, index = self._open_kind, self._open_index
+        if kind is None:
+            return
+        self._open_kind, self._open_index = None, -1
+        block = self.partial.content[index]
+        if kind == "text":
+            self._push(TextEndEvent(content_index=index, content=block.text, partial=fast_copy_assistant(self.partial)))
+        elif kind == "thinking":
+            self._push(ThinkingEndEvent(content_index=index, content=block.thinking, partial=fast_copy_assistant(self.partial)))
+        else:
+            block.arguments = parse_arguments("".join(self._tool_arguments[index]))
+            ended = ToolCall(id=block.id, name=block.name, arguments=copy_json(block.arguments))
+            self._push(ToolCallEndEvent(content_index=index, tool_call=ended, partial=fast_copy_assistant(self.partial)))
+
+    # -- the end --------------------------------------------------------------------------------
+    def finish(self, usage: Usage) -> DoneEvent | ErrorEvent:
+        """Ends the open block and returns the final event (not pushed)."""
+        self._close_open()
+        # A late fragment of an earlier call (interleaving providers) still counts in the result.
+        for index, fragments in self._tool_arguments.items():
+            self.partial.content[index].arguments = parse_arguments("".join(fragments))
+        message = fast_copy_assistant(self.partial)
+        message.usage = usage
+        reason = self.finish_reason
+        if reason == "content_filter":
+            return self.failure("error", f"{self.partial.provider}: {CONTENT_FILTERED}", message)
+        if reason == "length":
+            message.stop_reason = "length"
+        elif reason in _TOOL_FINISH_REASONS or message.tool_calls:
+            message.stop_reason = "tool_use"
+        else:
+            message.stop_reason = "stop"
+        return DoneEvent(reason=message.stop_reason, message=message)
+
+    def failure(self, reason: str, error_message: str, message: AssistantMessage | None = None) -> ErrorEvent:
+        message = message or fast_copy_assistant(self.partial)
+        message.stop_reason = reason
+        message.error_message = error_message
+        return ErrorEvent(reason=reason, error=message)

@@ -1,0 +1,163 @@
+"""A request in litellm's (OpenAI chat-completions) shape: messages, tools and call options.
+
+litellm translates this one shape to every provider. What the shape cannot carry natively is
+adapted here: images in tool results go into the tool message only for providers that accept
+them there (Anthropic) and otherwise follow the results as a user message; signed and redacted
+thinking travel as ``thinking_blocks`` so a replay to the same model stays valid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from jupyter_agent.messages import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from jupyter_agent.model.catalog import litellm_name
+from jupyter_agent.model.types import Context, Model, StreamOptions, ToolSpec
+
+# Providers whose tool results may carry images (litellm maps image_url parts into tool_result).
+NATIVE_TOOL_IMAGES = frozenset({"anthropic"})
+TOOL_IMAGES_FOLLOW = "Attached image(s) from tool result:"
+EMPTY_TOOL_RESULT = "(no output)"
+NO_KEY = "no-key"
+_TOOL_CHOICE_KEYWORDS = frozenset({"auto", "none", "required"})
+
+
+def build_request(model: Model, context: Context, options: StreamOptions | None = None) -> dict[str, Any]:
+    """Keyword arguments for ``litellm.acompletion``."""
+    options = options or StreamOptions()
+    request: dict[str, Any] = {
+        "model": litellm_name(model),
+        "messages": to_litellm_messages(context, model),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        # Retries belong to the runtime: a hidden SDK retry multiplies the wait and the spend.
+        "max_retries": 0,
+        # A setting one provider does not support (reasoning effort, tool_choice) must not fail the turn.
+        "drop_params": True,
+    }
+    if context.tools:
+        request["tools"] = [to_litellm_tool(tool) for tool in context.tools]
+        if options.tool_choice is not None:
+            request["tool_choice"] = to_tool_choice(options.tool_choice)
+    api_base = options.api_base or model.base_url
+    if api_base:
+        request["api_base"] = api_base
+    if options.api_key:
+        request["api_key"] = options.api_key
+    elif api_base and model.provider == "openai" and not os.environ.get("OPENAI_API_KEY"):
+        # Local OpenAI-compatible servers need no key, but the OpenAI client refuses to send without one.
+        request["api_key"] = NO_KEY
+    if options.max_tokens is not None:
+        request["max_tokens"] = options.max_tokens
+    if options.temperature is not None:
+        request["temperature"] = options.temperature
+    if options.reasoning:
+        request["reasoning_effort"] = options.reasoning
+    request.update(options.extra)
+    return request
+
+
+def to_litellm_tool(tool: ToolSpec) -> dict[str, Any]:
+    # Providers reject a function without a parameters object, even for a tool with no arguments.
+    parameters = tool.parameters or {"type": "object", "properties": {}}
+    return {"type": "function", "function": {"name": tool.name, "description": tool.description, "parameters": parameters}}
+
+
+def to_tool_choice(choice: str | dict[str, Any]) -> str | dict[str, Any]:
+    if isinstance(choice, str) and choice not in _TOOL_CHOICE_KEYWORDS:
+        return {"type": "function", "function": {"name": choice}}  # a bare tool name forces that tool
+    return choice
+
+
+def to_litellm_messages(context: Context, model: Model) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    if context.system_prompt:
+        messages.append({"role": "system", "content": context.system_prompt})
+    native_images = model.provider in NATIVE_TOOL_IMAGES
+    held_images: list[dict[str, Any]] = []  # tool-result images waiting for the next non-tool message
+    for message in context.messages:
+        if isinstance(message, ToolResultMessage):
+            tool_message, images = _tool_result(message, native_images)
+            messages.append(tool_message)
+            held_images.extend(images)
+            continue
+        _release_images(messages, held_images)
+        if isinstance(message, UserMessage):
+            messages.append({"role": "user", "content": _user_content(message.content)})
+        elif isinstance(message, AssistantMessage):
+            assistant = _assistant(message)
+            if assistant is not None:
+                messages.append(assistant)
+    _release_images(messages, held_images)
+    return messages
+
+
+def image_part(image: ImageContent) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{image.mime_type};base64,{image.data}"}}
+
+
+def _user_content(content: str | list) -> str | list[dict[str, Any]]:
+    if isinstance(content, str):
+        return content
+    if all(isinstance(block, TextContent) for block in content):
+        # Plain text as a string: some OpenAI-compatible servers accept nothing else.
+        return "\n".join(block.text for block in content)
+    return [{"type": "text", "text": block.text} if isinstance(block, TextContent) else image_part(block) for block in content]
+
+
+def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
+    text = "".join(block.text for block in message.content if isinstance(block, TextContent))
+    calls = [block for block in message.content if isinstance(block, ToolCall)]
+    thinking = [block for block in message.content if isinstance(block, ThinkingContent)]
+    signed = [block for block in thinking if block.thinking_signature]
+    if not (text or calls or thinking):
+        return None  # an empty assistant turn is rejected by several providers and says nothing
+    result: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        result["tool_calls"] = [
+            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}
+            for call in calls
+        ]
+    if signed:
+        result["thinking_blocks"] = [_thinking_block(block) for block in signed]
+    unsigned = "".join(block.thinking for block in thinking if not block.thinking_signature)
+    if unsigned:
+        # Same-model replay only (transform_messages turns other models' thinking into text);
+        # reasoning providers that stream reasoning_content expect it back within a tool loop.
+        result["reasoning_content"] = unsigned
+    return result
+
+
+def _thinking_block(block: ThinkingContent) -> dict[str, Any]:
+    if block.redacted:
+        return {"type": "redacted_thinking", "data": block.thinking_signature}
+    return {"type": "thinking", "thinking": block.thinking, "signature": block.thinking_signature}
+
+
+def _tool_result(message: ToolResultMessage, native_images: bool) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    text = "\n".join(block.text for block in message.content if isinstance(block, TextContent))
+    images = [image_part(block) for block in message.content if isinstance(block, ImageContent)]
+    tool_message: dict[str, Any] = {"role": "tool", "tool_call_id": message.tool_call_id}
+    if images and native_images:
+        parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        tool_message["content"] = parts + images
+        return tool_message, []
+    # Providers reject an empty tool message; the placeholder tells the model nothing came back.
+    tool_message["content"] = text or (TOOL_IMAGES_FOLLOW if images else EMPTY_TOOL_RESULT)
+    return tool_message, images
+
+
+def _release_images(messages: list[dict[str, Any]], held_images: list[dict[str, Any]]) -> None:
+    if held_images:
+        messages.append({"role": "user", "content": [{"type": "text", "text": TOOL_IMAGES_FOLLOW}, *held_images]})
+        held_images.clear()

@@ -1,0 +1,71 @@
+"""``litellm_stream``: the default ``StreamFn``, every provider through ``litellm.acompletion``.
+
+The request is built synchronously (a malformed context is the caller's bug and raises here);
+the response is read by a producer task. Closing the returned stream (the loop does on abort)
+cancels that task, which closes the HTTP response at once and ends the stream ``aborted``.
+Provider failures end it with an ``error`` event whose message names the provider and the cause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from jupyter_agent.messages import AssistantMessage
+from jupyter_agent.model.event_stream import AssistantMessageEventStream, start_producer
+from jupyter_agent.model.litellm_chunks import ChunkAssembler
+from jupyter_agent.model.litellm_convert import build_request
+from jupyter_agent.model.litellm_errors import describe_error
+from jupyter_agent.model.litellm_loader import litellm_module, preload_litellm
+from jupyter_agent.model.litellm_usage import usage_from_litellm
+from jupyter_agent.model.types import Context, Model, ModelInputMetadata, StreamOptions
+
+REQUEST_ABORTED = "Request aborted"
+YIELD_INTERVAL = 0.002  # seconds: far below what a reader notices, rare enough to cost nothing
+
+
+def litellm_stream(
+    model: Model,
+    context: Context,
+    options: StreamOptions | None = None,
+    metadata: ModelInputMetadata | None = None,  # origins are for hosts; nothing goes to the provider
+) -> AssistantMessageEventStream:
+    request = build_request(model, context, options)
+
+    async def produce(stream: AssistantMessageEventStream) -> None:
+        await _produce(stream, model, request)
+
+    return start_producer(produce)
+
+
+async def _produce(stream: AssistantMessageEventStream, model: Model, request: dict[str, Any]) -> None:
+    assembler = ChunkAssembler(AssistantMessage(api=model.api, provider=model.provider, model=model.id), stream.push)
+    response = None
+    try:
+        litellm = await litellm_module()
+        response = await litellm.acompletion(**request)
+        assembler.start()  # the provider accepted the request: the response has begun
+        last_yield, blocks = 0.0, 0
+        async for chunk in response:
+            assembler.add(chunk)
+            # Buffered chunks are read without suspending; yielding now and then (and when a
+            # block opens, so its first delta shows at once) lets the consumer see events as
+            # they come instead of in one burst at the end.
+            now = time.perf_counter()
+            if now - last_yield >= YIELD_INTERVAL or len(assembler.partial.content) != blocks:
+                last_yield, blocks = now, len(assembler.partial.content)
+                await asyncio.sleep(0)
+        stream.push(assembler.finish(usage_from_litellm(assembler.raw_usage, model)))
+    except asyncio.CancelledError:
+        stream.push(assembler.failure("aborted", REQUEST_ABORTED))
+        raise
+    except Exception as error:  # noqa: BLE001 - every provider failure becomes an error event
+        stream.push(assembler.failure("error", describe_error(error, model.provider, mid_stream=assembler.started)))
+    finally:
+        if response is not None:
+            # Leaving the iteration alone keeps the HTTP stream open until garbage collection.
+            await response.aclose()
+
+
+__all__ = ["REQUEST_ABORTED", "litellm_stream", "preload_litellm"]
