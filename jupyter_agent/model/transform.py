@@ -86,7 +86,10 @@ def transform_with_origins(
 
 def _adapt_assistant(message: AssistantMessage, model: Model, renamed_ids: dict[str, str]) -> AssistantMessage:
     same_model = (message.provider, message.api, message.model) == (model.provider, model.api, model.id)
-    if same_model and not any(_needs_change(block, model) for block in message.content):
+    # A provider accepts its own ids (Gemini even stores thought signatures in them), so only
+    # ids from another provider are normalized.
+    foreign_ids = message.provider != model.provider
+    if same_model and not any(_needs_change(block) for block in message.content):
         return message
     blocks = []
     for block in message.content:
@@ -106,20 +109,16 @@ def _adapt_assistant(message: AssistantMessage, model: Model, renamed_ids: dict[
         elif isinstance(block, TextContent):
             blocks.append(block.model_copy(deep=True) if same_model else TextContent(text=block.text))
         else:
-            new_id = normalize_tool_call_id(block.id, model)
+            new_id = normalize_tool_call_id(block.id, model) if foreign_ids else block.id
             if new_id != block.id:
                 renamed_ids[block.id] = new_id
             blocks.append(ToolCall(id=new_id, name=block.name, arguments=dict(block.arguments)))
     return message.model_copy(update={"content": blocks}, deep=True)
 
 
-def _needs_change(block, model: Model) -> bool:
-    if block.type == "thinking":
-        return not block.redacted and not block.thinking_signature and not block.thinking.strip()
-    if block.type == "tool_call":
-        limit = 64 if model.provider == "anthropic" else 40
-        return len(block.id) > limit or _UNSAFE_ID_CHARS.search(block.id) is not None
-    return False
+def _needs_change(block) -> bool:
+    """For a same-model replay: only empty unsigned thinking is dropped."""
+    return block.type == "thinking" and not block.redacted and not block.thinking_signature and not block.thinking.strip()
 
 
 def _adapt_tool_result(message: ToolResultMessage, model: Model, renamed_ids: dict[str, str]) -> ToolResultMessage:

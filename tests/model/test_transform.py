@@ -92,8 +92,10 @@ def test_tool_call_ids_normalized_for_the_target_provider_and_results_follow():
     ]
     out = transform_messages(history, OTHER)
     assert out[1].content[0].id == "toolu_01_abc" == out[2].tool_call_id
-    openai = transform_messages(history, Model(id="gpt", provider="openai"))
-    assert openai[3].content[0].id == "call" == openai[4].tool_call_id
+    azure = transform_messages(history, Model(id="gpt", provider="azure"))
+    assert azure[3].content[0].id == "call" == azure[4].tool_call_id
+    same_provider = transform_messages(history, Model(id="another", provider="openai"))
+    assert same_provider[3].content[0].id == long_id  # a provider accepts its own ids
     assert len(normalize_tool_call_id("y" * 100, OTHER)) == 64
     assert len(normalize_tool_call_id("y" * 100, SOURCE)) == 40
 
