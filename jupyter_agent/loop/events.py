@@ -20,7 +20,7 @@ class Emitter:
         if self._listener is None:
             return
         outcome = self._listener(event)
-        if inspect.isawaitable(outcome):
+        if outcome is not None and inspect.isawaitable(outcome):
             await outcome
 
     async def message(self, event_class: type, message: Message) -> None:
@@ -32,4 +32,6 @@ class Emitter:
             return
         # No copy here: a stream event's partial is a snapshot made for that event alone, owned
         # by its consumer (the StreamFn contract). Copying again would double the per-delta cost.
-        await self(MessageUpdateEvent(stream_event.partial, stream_event))
+        outcome = self._listener(MessageUpdateEvent(stream_event.partial, stream_event))
+        if outcome is not None and inspect.isawaitable(outcome):
+            await outcome

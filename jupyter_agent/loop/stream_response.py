@@ -44,14 +44,22 @@ async def stream_model_response(
         signal.add_listener(stream.interrupt_waits)
     try:
         next_event = _event_reader(stream, signal)
+        buffered = stream._events if own_stream else None
         while True:
-            event = await next_event()
-            if event is _NOTHING:
-                break
-            if event.type in ("done", "error"):
+            # Fast path: an event already buffered needs no await (the hot path of streaming).
+            if buffered:
+                if signal.aborted:
+                    raise signal.reason
+                event = buffered.popleft()
+            else:
+                event = await next_event()
+                if event is _NOTHING:
+                    break
+            kind = event.type
+            if kind == "done" or kind == "error":
                 final_seen = True
                 continue
-            if event.type == "start":
+            if kind == "start":
                 started = True
                 await emit.message(MessageStartEvent, event.partial)
                 continue

@@ -39,6 +39,16 @@ def normalize_tool_call_id(tool_call_id: str, model: Model) -> str:
     return _UNSAFE_ID_CHARS.sub("_", tool_call_id.split("|", 1)[0])[:40] or "call"
 
 
+_HISTORY_SOURCES: list[HistorySource] = []
+
+
+def history_source(index: int) -> HistorySource:
+    """A shared, frozen source per index: building one per message per request is a hot spot."""
+    while len(_HISTORY_SOURCES) <= index:
+        _HISTORY_SOURCES.append(HistorySource(message_index=len(_HISTORY_SOURCES)))
+    return _HISTORY_SOURCES[index]
+
+
 def transform_messages(messages: list[Message], model: Model) -> list[Message]:
     return [message for message, _ in transform_with_origins(messages, model)]
 
@@ -63,8 +73,7 @@ def transform_with_origins(
         pending.clear()
 
     for index, original in enumerate(messages):
-        # model_construct: validation of a plain int costs more than the rest of this loop body.
-        source = HistorySource.model_construct(message_index=index)
+        source = history_source(index)
         if isinstance(original, AssistantMessage):
             if original.stop_reason in ("error", "aborted"):
                 continue

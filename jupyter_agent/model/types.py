@@ -70,11 +70,16 @@ class StreamOptions(BaseModel):
 
 
 class HistorySource(BaseModel):
+    # Frozen, so one instance per index can be shared by every request's metadata.
+    model_config = ConfigDict(frozen=True)
+
     type: Literal["history"] = "history"
     message_index: int
 
 
 class ToolRepairSource(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
     type: Literal["tool_repair"] = "tool_repair"
     message_index: int
     tool_call_id: str
