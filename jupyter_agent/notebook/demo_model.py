@@ -7,6 +7,7 @@ saying that it is the offline demo. Replies are derived from the conversation, n
 
 from __future__ import annotations
 
+import os
 import re
 
 from jupyter_agent.messages import ToolResultMessage, UserMessage
@@ -19,7 +20,8 @@ HOW_TO_CONNECT = (
     "To use a real model, set a provider key such as `OPENAI_API_KEY` or `ANTHROPIC_API_KEY` in the "
     "kernel's environment, or run `%config AgentMagics.model = \"ollama_chat/llama3.2\"`, then run the cell again."
 )
-# Pace of the stream: fast enough not to bore, slow enough to see it stream.
+# Pace of the stream: fast enough not to bore, slow enough to see it stream. Tests that run the
+# shipped notebooks set JUPYTER_AGENT_DEMO_DELAY=0.
 CHUNK_SIZE = 6
 CHUNK_DELAY = 0.012
 _OUTPUT_LINES = 12  # the demo quotes this much of the snippet's output
@@ -31,14 +33,23 @@ def demo_model() -> Model:
     return Model(id=DEMO_MODEL_ID, name="offline demo", provider="demo", context_window=32_000, max_tokens=4_096)
 
 
-def demo_stream_fn() -> StreamFn:
-    scripted = ScriptedModel(chunk_size=CHUNK_SIZE, delay=CHUNK_DELAY, provider="demo")
+def demo_stream_fn(delay: float | None = None) -> StreamFn:
+    if delay is None:
+        delay = _delay_from_env()
+    scripted = ScriptedModel(chunk_size=CHUNK_SIZE, delay=delay, provider="demo")
 
     def stream(model, context, options=None, metadata=None):
         scripted.queue(respond(context))
         return scripted(model, context, options, metadata)
 
     return stream
+
+
+def _delay_from_env() -> float:
+    try:
+        return max(0.0, float(os.environ.get("JUPYTER_AGENT_DEMO_DELAY", CHUNK_DELAY)))
+    except ValueError:
+        return CHUNK_DELAY
 
 
 def respond(context: Context) -> ScriptedResponse:
@@ -69,9 +80,16 @@ def snippet(prompt: str, variables: str) -> tuple[str, str]:
             f"import pandas as pd\ndf = pd.read_csv({csv.group(0)!r})\nprint(df.shape)\ndf.describe()",
             f"Now I'll load `{csv.group(0)}` into `df` and summarise it.",
         )
+    wants_plot = re.search(r"\b(plot|chart|graph|figure|visuali[sz]e)\b", prompt, re.IGNORECASE)
+    if frames and wants_plot:
+        name = frames[0]
+        return (
+            f"import matplotlib.pyplot as plt\nax = {name}.select_dtypes('number').plot(figsize=(7, 3), title={name!r})\nplt.show()",
+            f"I'll plot the numeric columns of `{name}`.",
+        )
     if frames:
         return f"{frames[0]}.describe()", f"You have a DataFrame `{frames[0]}`; here is a quick summary."
-    if re.search(r"\b(plot|chart|graph|figure)\b", prompt, re.IGNORECASE):
+    if wants_plot:
         return (
             "import numpy as np\nimport matplotlib.pyplot as plt\n"
             "x = np.linspace(0, 2 * np.pi, 200)\nplt.plot(x, np.sin(x), label='sin')\n"
@@ -79,8 +97,9 @@ def snippet(prompt: str, variables: str) -> tuple[str, str]:
             "I'll draw a small demo plot in your kernel.",
         )
     return (
-        "import platform, sys\n"
-        "names = sorted(n for n in globals() if not n.startswith('_') and n not in ('In', 'Out', 'exit', 'quit', 'get_ipython'))\n"
+        "import platform, sys, types\n"
+        "names = sorted(n for n, v in globals().items() if not n.startswith('_') and not isinstance(v, types.ModuleType)\n"
+        "               and n not in ('In', 'Out', 'exit', 'quit', 'get_ipython', 'open'))\n"
         "print(f'Python {platform.python_version()} on {sys.platform}')\n"
         "print(f'{len(names)} user variables: {names[:10]}')",
         "Next, a tiny snippet to check the Python version and your variables.",

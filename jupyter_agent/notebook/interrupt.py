@@ -6,7 +6,8 @@ While any run is active we put our handler there. On SIGINT it stops every activ
 
 * inside a run's blocking code (the ``python`` tool executing user code on the main thread), it
   raises ``AgentInterrupted``, an ``Exception``: a ``KeyboardInterrupt`` raised inside a task
-  escapes the event loop and kills the kernel;
+  escapes the event loop and kills the kernel. The tool turns it into an "interrupted" result,
+  and the run is told (``in_code``) so it stops once that result is recorded;
 * otherwise (the loop is parked, e.g. waiting on the model) it schedules ``interrupt()`` with
   ``call_soon_threadsafe``, which wakes the selector at once.
 
@@ -38,8 +39,9 @@ class AgentInterrupted(RunCancelled):
 
 
 class _Entry:
-    def __init__(self, stop: Callable[[], Any], loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, stop: Callable[[], Any], in_code: Callable[[], Any] | None, loop: asyncio.AbstractEventLoop) -> None:
         self.stop = stop
+        self.in_code = in_code or stop
         self.loop = loop
 
 
@@ -63,12 +65,17 @@ class InterruptRouter:
         return context
 
     @contextmanager
-    def guard(self, token: object, stop: Callable[[], Any], *, foreground: bool = False) -> Iterator[None]:
-        """While the block runs, SIGINT calls ``stop`` (thread-safely) for the run ``token``."""
+    def guard(self, token: object, stop: Callable[[], Any], *, in_code: Callable[[], Any] | None = None,
+              foreground: bool = False) -> Iterator[None]:
+        """While the block runs, SIGINT calls ``stop`` (thread-safely) for the run ``token``.
+
+        When the signal lands in the run's own blocking code, ``in_code`` is called instead
+        (on the loop's thread, before ``AgentInterrupted`` is raised there).
+        """
         if threading.current_thread() is not threading.main_thread():
             yield  # signals reach only the main thread; nothing to route from here
             return
-        self._entries[token] = _Entry(stop, asyncio.get_running_loop())
+        self._entries[token] = _Entry(stop, in_code, asyncio.get_running_loop())
         previous_foreground = None
         if foreground:
             previous_foreground = signal.signal(signal.SIGINT, self._on_sigint)
@@ -109,11 +116,15 @@ class InterruptRouter:
             signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_IGN)
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
-        entries = list(self._entries.values())
-        for entry in entries:
-            entry.loop.call_soon_threadsafe(entry.stop)
         token = _ACTIVE_RUN.get()
-        if token in self._entries and _in_task(self._entries[token].loop):
+        current = self._entries.get(token) if token is not None else None
+        in_code = current is not None and _in_task(current.loop)
+        for key, entry in list(self._entries.items()):
+            if in_code and key is token:
+                continue
+            entry.loop.call_soon_threadsafe(entry.stop)
+        if in_code:
+            current.in_code()
             raise AgentInterrupted()
 
 

@@ -122,6 +122,10 @@ def with_credentials(stream_fn: StreamFn, api_key: str | None, api_base: str | N
     return stream
 
 
+def needs_litellm(choice: ModelChoice) -> bool:
+    return not choice.is_demo and choice.name not in _REGISTRY
+
+
 def resolve(choice: ModelChoice, *, api_key: str | None = None, api_base: str | None = None) -> ResolvedModel:
     """Builds the model and stream function; may import litellm (call it off the event loop)."""
     if choice.is_demo:

@@ -6,14 +6,13 @@ import datetime
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 # Recent cells tell the agent what the user just did; a few are enough and they cost tokens.
 RECENT_CELLS = 6
 CELL_CHARS = 1_500  # per input cell
 OUTPUT_CHARS = 500  # per Out[n] repr
 RECENT_CHARS = 6_000  # all recent cells together
-CONTEXT_FILE_CHARS = 8_000  # per AGENTS.md / CLAUDE.md
 _AGENT_CELL_PREFIXES = ("get_ipython().run_cell_magic('agent'", "%%agent", "await get_ipython().find_cell_magic('agent')")
 
 IDENTITY = """\
@@ -44,15 +43,15 @@ class PromptContext:
     tool_names: Sequence[str]
     model_name: str = ""
     recent_cells: list[tuple[int, str, str | None]] = field(default_factory=list)  # (n, source, output)
-    context_files: list[tuple[Path, str]] = field(default_factory=list)
+    context_section: str = ""  # AGENTS.md / CLAUDE.md, rendered by the session layer
 
 
 def build_system_prompt(context: PromptContext) -> str:
     sections = [IDENTITY, _environment(context), _tools(context.tool_names), GUIDANCE]
     if context.recent_cells:
         sections.append(_recent(context.recent_cells))
-    for path, text in context.context_files:
-        sections.append(f"Project instructions from {path} (follow them):\n{_cap(text, CONTEXT_FILE_CHARS)}")
+    if context.context_section:
+        sections.append(context.context_section.rstrip())
     return "\n\n".join(sections)
 
 
@@ -92,14 +91,16 @@ def _tools(names: Sequence[str]) -> str:
 
 
 def _recent(cells: list[tuple[int, str, str | None]]) -> str:
-    parts = ["The user's most recent cells (oldest first):"]
+    blocks = []
     for number, source, output in cells:
-        parts.append(f"In [{number}]:\n{_cap(source, CELL_CHARS)}")
+        block = f"In [{number}]:\n{_cap(source, CELL_CHARS)}"
         if output:
-            parts.append(f"Out[{number}]: {_cap(output, OUTPUT_CHARS)}")
-    text = "\n".join(parts)
-    # Keep the newest cells when over budget: they matter most.
-    return text if len(text) <= RECENT_CHARS else "…\n" + text[-RECENT_CHARS:]
+            block += f"\nOut[{number}]: {_cap(output, OUTPUT_CHARS)}"
+        blocks.append(block)
+    # Over budget, the oldest cells go first: the newest matter most.
+    while len(blocks) > 1 and sum(len(block) + 1 for block in blocks) > RECENT_CHARS:
+        blocks.pop(0)
+    return "The user's most recent cells (oldest first):\n" + "\n".join(blocks)
 
 
 def recent_cells(user_ns: dict[str, Any], limit: int = RECENT_CELLS) -> list[tuple[int, str, str | None]]:
@@ -129,12 +130,3 @@ def _safe_repr(value: Any) -> str:
 def _cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… [{len(text) - limit} more characters]"
 
-
-def context_file_texts(paths: Iterable[Path]) -> list[tuple[Path, str]]:
-    found = []
-    for path in paths:
-        try:
-            found.append((path, path.read_text(encoding="utf-8", errors="replace")))
-        except OSError:
-            continue
-    return found

@@ -20,6 +20,33 @@ START_TIMEOUT = 60  # a cold kernel starts in ~1 s; a loaded CI machine can be m
 REPLY_TIMEOUT = 30  # no test cell takes longer; the agent runs in the background
 
 
+# Code a test kernel runs after %load_ext: scripted models by name, and a look at the turns.
+AGENT_TEST_SETUP = """
+from jupyter_agent.notebook.model_resolution import register_model
+from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, failure, reply, tool_calls
+from jupyter_agent.messages import TextContent
+_agent = get_ipython().find_line_magic('agent').__self__
+
+def script(name, *responses, **options):
+    model = ScriptedModel(list(responses), **options)
+    register_model(name, model, model.model(name))
+    return model
+
+def last_turn(session):
+    return _agent.sessions.get(session).turns[-1]
+
+def turn_done(session):
+    turns = _agent.sessions.get(session).turns
+    return bool(turns) and turns[-1].task.done()
+
+def unpaired_calls(session):
+    messages = _agent.sessions.get(session).store.history()
+    calls = {b.id for m in messages if m.role == 'assistant' for b in m.content if b.type == 'tool_call'}
+    results = {m.tool_call_id for m in messages if m.role == 'tool_result'}
+    return sorted(calls - results)
+"""
+
+
 class KernelTimeout(AssertionError):
     pass
 
@@ -203,6 +230,15 @@ class KernelHarness:
                 parts.append(f"{content['ename']}: {content['evalue']}")
         return "\n".join(parts)
 
+    # -- agent turns (needs AGENT_TEST_SETUP) --------------------------------------------------
+
+    def agent_cell(self, options: str, prompt: str) -> tuple[str, Reply]:
+        msg_id = self.send(f"%%agent {options}\n{prompt}")
+        return msg_id, self.wait_reply(msg_id)
+
+    def wait_turn(self, session: str, timeout: float = REPLY_TIMEOUT) -> None:
+        self.wait_for(lambda: self.evaluate(f"turn_done({session!r})") == "True", timeout, f"the turn of {session!r}")
+
     # -- widgets --------------------------------------------------------------------------
 
     def find_widgets(self, model_name: str | None = None, **state: Any) -> list[Widget]:
@@ -214,16 +250,17 @@ class KernelHarness:
                 found.append(widget)
         return found
 
-    def button(self, description: str, *, after: int = 0) -> Widget:
-        """The newest visible button with this label; ``after`` skips widgets opened before that index."""
+    def cell_widgets(self, msg_id: str) -> list[Widget]:
+        """Widgets created by one cell (their comm_open has the cell as parent)."""
+        return [w for w in self.widgets.values() if w.parent_ids and w.parent_ids[0] == msg_id]
+
+    def button(self, msg_id: str, description: str, timeout: float = REPLY_TIMEOUT) -> Widget:
+        """The cell's button whose label contains ``description`` (waits until it exists)."""
         def find():
-            buttons = [
-                w for i, w in enumerate(self.widgets.values())
-                if i >= after and w.model_name == "ButtonModel" and description in w.state.get("description", "")
-                and "hidden" not in str(w.state.get("layout", ""))
-            ]
+            buttons = [w for w in self.cell_widgets(msg_id)
+                       if w.model_name == "ButtonModel" and description in w.state.get("description", "")]
             return buttons[-1] if buttons else None
-        return self.wait_for(find, REPLY_TIMEOUT, f"a button {description!r}")
+        return self.wait_for(find, timeout, f"a button {description!r}")
 
     def click(self, comm_id: str) -> None:
         self._comm_msg(comm_id, {"method": "custom", "content": {"event": "click"}})

@@ -1,0 +1,68 @@
+"""Effective settings: ``AgentMagics`` traitlets, then environment variables, then defaults.
+
+A snapshot is taken per turn, so ``%config AgentMagics.model = ...`` applies to the next cell.
+Secrets never appear in what ``%agent config`` prints.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+PERMISSION_MODES = ("ask", "readonly", "yolo")
+DATA_POLICIES = ("sample", "schema", "full")
+KEY_HINTS = ("_KEY", "_TOKEN", "_SECRET", "PASSWORD")
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    model: str = ""
+    api_base: str = ""
+    api_key: str = ""
+    permissions: str = "ask"
+    session: str = "main"
+    max_steps: int | None = None
+    max_spend: float | None = None
+    tools: tuple[str, ...] = ()  # empty: every tool
+    workspace: str = ""  # empty: the notebook's git root, else its folder
+    data_policy: str = "sample"
+    sample_rows: int = 5
+    bash_timeout: float = 120.0
+    recent_cells: int = 6
+    wait: bool = False
+
+    @classmethod
+    def from_magics(cls, magics: Any, env: Mapping[str, str] | None = None) -> "AgentConfig":
+        env = os.environ if env is None else env
+        values = {field.name: getattr(magics, field.name) for field in fields(cls) if hasattr(magics, field.name)}
+        values["tools"] = tuple(values.get("tools") or ())
+        # Environment fills what configuration leaves empty (JUPYTER_AGENT_MODEL is read by
+        # model resolution, after the session's own choice).
+        values["api_base"] = values.get("api_base") or env.get("JUPYTER_AGENT_API_BASE", "")
+        values["api_key"] = values.get("api_key") or env.get("JUPYTER_AGENT_API_KEY", "")
+        return cls(**values)
+
+    def describe(self) -> str:
+        lines = []
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if field.name == "api_key":
+                value = "(set)" if value else "(not set)"
+            lines.append(f"  AgentMagics.{field.name} = {value!r}" if field.name != "api_key" else f"  AgentMagics.api_key {value}")
+        return "\n".join(lines)
+
+
+def secret_env_names(env: Mapping[str, str] | None = None) -> list[str]:
+    """Names (never values) of environment variables that look like provider credentials."""
+    env = os.environ if env is None else env
+    return sorted(name for name, value in env.items() if value and any(hint in name.upper() for hint in KEY_HINTS))
+
+
+def default_workspace(notebook_dir: Path) -> Path:
+    """The git root above the notebook, else the notebook's folder: where a project's files live."""
+    for folder in (notebook_dir, *notebook_dir.parents):
+        if (folder / ".git").exists():
+            return folder
+    return notebook_dir

@@ -1,0 +1,135 @@
+"""``%load_ext jupyter_agent``: registers the magics, the cell transformer, and preloads litellm.
+
+Loading must stay fast (target ≤ 0.3 s): nothing heavy is imported here. litellm (~8 s) is
+imported in a background thread, so it is usually ready by the time the first turn needs it.
+
+The cell transformer makes waiting cells *await* instead of blocking: a sync magic cannot wait
+for a task on the loop it runs on, but a cell with a top-level ``await`` runs as a coroutine on
+the kernel's loop, which keeps serving widgets, the agent and the Interrupt meanwhile. It turns
+a blocking ``%%agent`` cell (``--wait``, headless, terminal) into an ``await`` of the magic's
+``run_blocking``, and a ``%agent wait`` line into an ``await`` of ``wait_async``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from jupyter_agent.notebook import frontend
+
+_WAIT_LINE = re.compile(r"^%agent\s+wait\b(?P<rest>[^\n]*)$")
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    from jupyter_agent.notebook.magics import AgentMagics
+
+    unload_ipython_extension(ipython)  # reloading must not stack transformers
+    magics = AgentMagics(shell=ipython)
+    ipython.register_magics(magics)
+    _soon(lambda: _register_lab_target(ipython, magics))
+    transformer = CellTransformer(ipython, magics)
+    ipython.input_transformers_cleanup.append(transformer)
+    if magics.preload and not _uses_only_offline_models(magics):
+        from jupyter_agent.model.litellm_loader import preload_litellm
+
+        preload_litellm()
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    import sys
+
+    lab = sys.modules.get("jupyter_agent.notebook.comm")  # never registered unless imported
+    if lab is not None:
+        lab.unregister_comm_target(ipython)
+    transformers = ipython.input_transformers_cleanup
+    for transformer in [t for t in transformers if isinstance(t, CellTransformer)]:
+        transformers.remove(transformer)
+        _stop_turns(transformer.magics.sessions)
+        transformer.magics.sessions.close()
+    registry = ipython.magics_manager.magics
+    for kind in ("line", "cell"):
+        method = registry[kind].get("agent")
+        if method is not None and type(getattr(method, "__self__", None)).__name__ == "AgentMagics":
+            del registry[kind]["agent"]
+
+
+def _stop_turns(sessions: Any) -> None:
+    """Unloading stops the agent: its turns would otherwise write to closed session stores."""
+    from jupyter_agent.notebook import runner
+
+    for session in sessions.sessions.values():
+        for turn in runner.turns_of(session):
+            turn.stop()
+
+
+def _register_lab_target(ipython: Any, magics: Any) -> None:
+    from jupyter_agent.notebook.comm import register_comm_target
+
+    register_comm_target(ipython, magics.bridge)  # None without a kernel: nothing to talk to
+
+
+def _soon(action: Any) -> None:
+    """Runs ``action`` right after the current cell when a loop runs (keeps ``%load_ext`` fast)."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop().call_soon(action)
+    except RuntimeError:
+        action()
+
+
+def _uses_only_offline_models(magics: Any) -> bool:
+    import os
+
+    return (magics.model or os.environ.get("JUPYTER_AGENT_MODEL", "")) == "demo"
+
+
+class CellTransformer:
+    """An IPython cleanup transformer (a function of the cell's lines)."""
+
+    # Keeps IPython's "is this input complete?" check from seeing the rewritten cell: a terminal
+    # would otherwise run "%%agent" before its body is typed.
+    has_side_effects = True
+
+    def __init__(self, shell: Any, magics: Any) -> None:
+        self.shell = shell
+        self.magics = magics
+
+    def can_await(self) -> bool:
+        # Top-level await needs autoawait with the asyncio runner; otherwise the magics fall back.
+        from IPython.core.async_helpers import _asyncio_runner
+
+        return bool(getattr(self.shell, "autoawait", False)) and self.shell.loop_runner is _asyncio_runner
+
+    def __call__(self, lines: list[str]) -> list[str]:
+        if not lines or "%agent" not in lines[0] and not any(line.startswith("%agent") for line in lines):
+            return lines
+        if not self.can_await():
+            return lines
+        first = lines[0]
+        if first.startswith("%%agent") and first[7:8] in ("", " ", "\t", "\n"):
+            return self._agent_cell(lines)
+        if first.startswith("%%"):
+            return lines  # another cell magic owns the body
+        return [self._wait_line(line) for line in lines]
+
+    def _agent_cell(self, lines: list[str]) -> list[str]:
+        option_line = lines[0][7:].strip()
+        try:
+            tokens = shlex.split(option_line)
+        except ValueError:
+            return lines  # the magic reports the parse error
+        mode = frontend.frontend_mode(self.shell)
+        if not frontend.blocks(mode, frontend.wait_option(tokens), self.magics.wait):
+            return lines
+        body = "".join(lines[1:])
+        return [f"await get_ipython().find_cell_magic('agent').__self__.run_blocking({option_line!r}, {body!r})\n"]
+
+    def _wait_line(self, line: str) -> str:
+        match = _WAIT_LINE.match(line.rstrip("\n"))
+        if match is None:
+            return line
+        rest = match.group("rest").strip()
+        ending = "\n" if line.endswith("\n") else ""
+        return f"await get_ipython().find_line_magic('agent').__self__.wait_async({rest!r}){ending}"

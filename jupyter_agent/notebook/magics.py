@@ -1,0 +1,222 @@
+"""``%%agent`` (a turn: the cell body is the prompt) and ``%agent SUBCOMMAND``.
+
+Defaults come from traitlets (``%config AgentMagics.model = "…"`` or ``ipython_config.py``) and
+the environment. The magic itself only parses, picks the session, model and renderer, and hands
+the turn to the runner; bad options end in a short ``UsageError`` with the usage, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from traitlets import Bool, Enum, Float, Int, List, Unicode
+
+from jupyter_agent.notebook import frontend, runner
+from jupyter_agent.notebook.config import DATA_POLICIES, PERMISSION_MODES, AgentConfig, default_workspace
+from jupyter_agent.notebook.lab_bridge import LabBridge
+from jupyter_agent.notebook.model_resolution import ResolvedModel, choose_model
+from jupyter_agent.notebook.session_manager import SessionManager, SessionNameError
+from jupyter_agent.notebook.system_prompt import PromptContext, build_system_prompt, recent_cells
+from jupyter_agent.notebook.toolset import UnknownToolError, build_tools, parse_tool_list
+
+NO_PROMPT = "%%agent needs a prompt: write it in the cell body, below the %%agent line."
+
+
+@magics_class
+class AgentMagics(Magics):
+    """An LLM agent in your kernel: ``%%agent`` runs a turn, ``%agent`` manages sessions."""
+
+    model = Unicode("", help="Model for new turns (litellm name, e.g. 'openai/gpt-4.1-mini', or 'demo'). "
+                             "Empty: JUPYTER_AGENT_MODEL, then a provider key, then local Ollama, then the offline demo.").tag(config=True)
+    api_base = Unicode("", help="Base URL of an OpenAI-compatible server (else JUPYTER_AGENT_API_BASE).").tag(config=True)
+    api_key = Unicode("", help="API key for the model (else JUPYTER_AGENT_API_KEY or the provider's variable).").tag(config=True)
+    permissions = Enum(PERMISSION_MODES, default_value="ask",
+                       help="ask: approve each mutating tool call; readonly: deny them; yolo: allow all.").tag(config=True)
+    session = Unicode("main", help="Session name when a cell gives none.").tag(config=True)
+    max_steps = Int(None, allow_none=True, help="Steps per turn (model round trips); None: no limit.").tag(config=True)
+    max_spend = Float(None, allow_none=True, help="USD ceiling per turn; None: no limit.").tag(config=True)
+    tools = List(Unicode(), help="Tools the agent may use; empty: all.").tag(config=True)
+    workspace = Unicode("", help="Folder the file tools are confined to; empty: the notebook's git root, else its folder.").tag(config=True)
+    data_policy = Enum(DATA_POLICIES, default_value="sample",
+                       help="sample: statistics and sample rows; schema: structure only, never values; full: as much as the output caps allow.").tag(config=True)
+    sample_rows = Int(5, help="Sample rows inspect may show (data_policy 'sample').").tag(config=True)
+    bash_timeout = Float(120.0, help="Seconds before a bash command is killed.").tag(config=True)
+    recent_cells = Int(6, help="Recent cells (In/Out) given to the agent as context.").tag(config=True)
+    wait = Bool(False, help="Block each %%agent cell until its turn ends (headless runs always do).").tag(config=True)
+    preload = Bool(True, help="Import litellm in a background thread at %load_ext.").tag(config=True)
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        super().__init__(shell=shell, **kwargs)
+        self.sessions = SessionManager(shell.user_ns, workspace_for=self._workspace_for)
+        self.bridge = LabBridge(shell, self.sessions)
+
+    # -- %%agent ----------------------------------------------------------------------------
+
+    @cell_magic("agent")
+    @magic_arguments("%agent")
+    @argument("-m", "--model", help="model for this turn (litellm name, or 'demo')")
+    @argument("-s", "--session", metavar="NAME", help="session to continue (default: the current one, 'main')")
+    @argument("--new", action="store_true", help="start a fresh session")
+    @argument("--branch", metavar="NAME", help="fork the session into NAME and continue there")
+    @argument("-p", "--permissions", choices=PERMISSION_MODES, help="ask | readonly | yolo")
+    @argument("--max-steps", type=int, metavar="N", help="at most N steps (model round trips)")
+    @argument("--max-spend", type=float, metavar="USD", help="stop before spending more than USD")
+    @argument("--tools", metavar="LIST", help="comma-separated tools, e.g. python,variables (or 'none')")
+    @argument("--wait", action="store_const", const=True, dest="wait", default=None,
+              help="block the cell until the turn ends")
+    @argument("--no-wait", action="store_const", const=False, dest="wait", help="return at once")
+    @argument("-h", "--help", action="store_true", help="show this help")
+    def agent_cell(self, line: str, cell: str) -> None:
+        """Run an agent turn; the cell body is the prompt."""
+        args = self._parse(line)
+        if args is None:
+            return
+        mode = frontend.frontend_mode(self.shell)
+        turn = self._turn(args, cell, mode)
+        if not frontend.blocks(mode, args.wait, self.wait):
+            runner.start(turn)
+            return
+        import asyncio
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # terminal IPython without autoawait: nothing is running yet
+            from IPython.core.async_helpers import get_asyncio_loop
+
+            get_asyncio_loop().run_until_complete(runner.run_in_foreground(turn))
+            return
+        # The cell cannot block the loop it runs on; the transformer normally makes it await.
+        turn.renderer.note("Running in the background (this cell could not wait for it).")
+        runner.start(turn)
+
+    async def run_blocking(self, line: str, cell: str) -> None:
+        """What a blocking ``%%agent`` cell awaits (see ``extension.CellTransformer``)."""
+        args = self._parse(line)
+        if args is None:
+            return
+        turn = self._turn(args, cell, frontend.frontend_mode(self.shell))
+        await runner.run_in_foreground(turn)
+
+    def _parse(self, line: str) -> Any:
+        try:
+            args = parse_argstring(self.agent_cell, line)
+        except UsageError as error:
+            raise UsageError(f"{error}\n{self.cell_usage()}") from None
+        if args.help:
+            print(self.agent_cell.parser.format_help().replace("::\n\n  ", "usage: ", 1))
+            return None
+        if args.max_steps is not None and args.max_steps < 1:
+            raise UsageError(f"--max-steps must be at least 1, got {args.max_steps}\n{self.cell_usage()}")
+        if args.max_spend is not None and not args.max_spend > 0:
+            raise UsageError(f"--max-spend must be a positive amount of USD, got {args.max_spend}\n{self.cell_usage()}")
+        return args
+
+    def cell_usage(self) -> str:
+        return self.agent_cell.parser.format_usage().strip().replace("::\n\n  ", "usage: ") + "\nSee %%agent --help."
+
+    def _turn(self, args: Any, cell: str, mode: frontend.Mode) -> runner.Turn:
+        prompt = cell.strip()
+        if not prompt:
+            raise UsageError(NO_PROMPT)
+        config = AgentConfig.from_magics(self)
+        # Imported here, in the cell's time, rather than in the turn's first step on the
+        # background loop, where it would stall the notebook for tens of milliseconds.
+        import jupyter_agent.runtime  # noqa: F401
+        from jupyter_agent.session import SessionLockedError
+
+        try:
+            tools = parse_tool_list(args.tools) if args.tools is not None else tuple(config.tools)
+            session = self._session(args, config)
+        except (UnknownToolError, SessionNameError, SessionLockedError, FileExistsError, ValueError) as error:
+            # SessionLockedError: another kernel (or store) writes this session; it names the holder.
+            raise UsageError(str(error)) from None
+        choice = choose_model(args.model, session.model_name, config.model)
+        permissions = args.permissions or config.permissions
+        if mode == "static" and args.permissions is None and permissions == "ask":
+            permissions = "yolo"  # a headless run cannot pause for approval
+        settings = runner.TurnSettings(
+            permissions=permissions,
+            max_steps=args.max_steps if args.max_steps is not None else config.max_steps,
+            max_spend=args.max_spend if args.max_spend is not None else config.max_spend,
+            tools=tools, api_key=config.api_key or None, api_base=config.api_base or None,
+            data_policy=config.data_policy, sample_rows=config.sample_rows, bash_timeout=config.bash_timeout,
+        )
+        renderer = frontend.make_renderer(mode, model_label=_label(choice), session=session.name,
+                                          context_window=None, demo=choice.is_demo)
+        frontend.show(renderer)
+        cells = recent_cells(self.shell.user_ns, config.recent_cells) if config.recent_cells > 0 else []
+        shell = self.shell
+
+        def make_tools(current_step):
+            return build_tools(shell, session, selected=settings.tools, data_policy=settings.data_policy,
+                               sample_rows=settings.sample_rows, bash_timeout=settings.bash_timeout,
+                               current_step=current_step)
+
+        def make_system(resolved: ResolvedModel, tool_list: list) -> str:
+            return build_system_prompt(PromptContext(
+                notebook_path=session.notebook, workspace=session.workspace,
+                tool_names=[tool.name for tool in tool_list], model_name=resolved.label,
+                recent_cells=cells, context_section=_context_section(session),
+            ))
+
+        return runner.Turn(prompt=prompt, session=session, renderer=renderer, choice=choice, settings=settings,
+                           build_tools=make_tools, build_system=make_system, foreground=mode == "terminal",
+                           cell_id=_cell_id(shell), on_started=self.bridge.turn_started,
+                           on_finished=self.bridge.turn_finished)
+
+    def _session(self, args: Any, config: AgentConfig):
+        name = args.session or (None if config.session == "main" else config.session)
+        if args.new:
+            session = self.sessions.start_new(name)
+        elif args.branch:
+            session = self.sessions.branch(self.sessions.get(name), args.branch)
+        else:
+            session = self.sessions.get(name)
+        self.sessions.last_used = session.name
+        return session
+
+    def _workspace_for(self, notebook_dir: Path) -> Path:
+        configured = self.workspace
+        return Path(configured).expanduser().resolve() if configured else default_workspace(notebook_dir)
+
+    # -- %agent -----------------------------------------------------------------------------
+
+    @line_magic("agent")
+    def agent_line(self, line: str) -> Any:
+        """%agent sessions | usage | history | steer TEXT | follow-up TEXT | stop | wait |
+        undo [STEP] | diff | model [NAME] | config | materialize [SESSION] | help"""
+        from jupyter_agent.notebook.subcommands import run_subcommand
+
+        return run_subcommand(self, line)
+
+    async def wait_async(self, line: str = "") -> None:
+        """What ``%agent wait`` awaits in a kernel (see ``extension.CellTransformer``)."""
+        from jupyter_agent.notebook.subcommands import session_from
+
+        await runner.wait_idle(session_from(self, shlex.split(line)))
+
+
+def _cell_id(shell: Any) -> str | None:
+    from jupyter_agent.notebook.comm import current_cell_id
+
+    return current_cell_id(shell)
+
+
+def _label(choice) -> str:
+    return choice.name  # the renderers add "offline demo model" themselves
+
+
+def _context_section(session: Any) -> str:
+    from jupyter_agent.session import context_prompt, find_context_files
+
+    start = session.notebook or session.workspace
+    try:
+        return context_prompt(find_context_files(start, session.workspace))
+    except OSError:
+        return ""

@@ -1,0 +1,310 @@
+"""Running a turn on the kernel's event loop.
+
+``start`` makes the turn an asyncio task on the running loop and returns at once, so the cell
+replies in milliseconds and the notebook stays usable while the agent works. The task holds a
+strong reference (asyncio keeps only weak ones), waits its session's FIFO lock so turns of one
+session run in cell order ("waiting for the turn above"), routes the kernel's Interrupt to the
+run while it is active, and catches every exception into the renderer: an unreferenced task's
+error would land in no cell. ``run_in_foreground`` runs the same turn to completion for
+``--wait``, headless execution and terminal IPython.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from jupyter_agent.notebook.interrupt import interrupt_router
+from jupyter_agent.notebook.model_resolution import ModelChoice, ResolvedModel, needs_litellm, resolve
+
+WAITING = "waiting for the turn above"
+LOADING_LITELLM = "Loading litellm (its first use in a kernel takes a few seconds)…"
+STOPPED_BEFORE_START = "stopped before it started"
+STOP_AFTER_CODE = ("Stop takes effect when the running Python code returns; "
+                   "the kernel's Interrupt (■) stops it now.")
+# How long an interrupt that hit non-tool code waits for a tool result before stopping the run.
+INTERRUPT_GRACE = 1.0
+# Errors the user can act on are shown as their message; anything else also names its type.
+_PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "UsageError")
+
+_RUNS: set[asyncio.Task] = set()  # strong references to every turn task
+
+
+@dataclass
+class TurnSettings:
+    permissions: str = "ask"
+    max_steps: int | None = None
+    max_spend: float | None = None
+    tools: tuple[str, ...] = ()
+    api_key: str | None = None
+    api_base: str | None = None
+    data_policy: str = "sample"
+    sample_rows: int = 5
+    bash_timeout: float = 120.0
+
+
+@dataclass(eq=False)  # identity semantics: a turn is a key of the interrupt router
+class Turn:
+    prompt: str
+    session: Any  # AgentSession
+    renderer: Any
+    choice: ModelChoice
+    settings: TurnSettings
+    build_tools: Callable[[Callable[[], int]], list]  # current_step -> tools
+    build_system: Callable[[ResolvedModel, list], str]
+    foreground: bool = False
+    cell_id: str | None = None  # JupyterLab's id of the %%agent cell (for the lab extension)
+    # Told when the turn starts running and when it ends: (turn) and (turn, status, steps).
+    on_started: Callable[["Turn"], Any] | None = None
+    on_finished: Callable[["Turn", str, int], Any] | None = None
+    task: asyncio.Task | None = None
+    run: Any = None
+    stop_requested: bool = False
+    error: BaseException | None = None
+    result: Any = None
+
+    loop: asyncio.AbstractEventLoop | None = None
+    _stop_after_tool: bool = False
+    _code_running: bool = False  # a python tool call is (about to be) executing on the loop's thread
+
+    # The hooks below are called by widget callbacks. JupyterLab sends comm messages to a kernel
+    # subshell, so they may run on another thread: anything touching the run goes to its loop.
+
+    def stop(self) -> None:
+        """Stop button, ``%agent stop`` and Interrupt: abort the run, or drop a queued turn."""
+        self.stop_requested = True
+        if self._code_running and not self._on_loop_thread():
+            # A click on a subshell thread while agent-run Python blocks the loop.
+            _safely(self.renderer.note, STOP_AFTER_CODE)
+        self._on_loop(self._interrupt)
+
+    def interrupted_in_code(self) -> None:
+        """Interrupt landed in the run's own code (a running ``python`` tool): that tool's
+        "interrupted" result is recorded first, then the run stops (see ``_follow_tools``)."""
+        self.stop_requested = True
+        self._stop_after_tool = True
+        if self.loop is not None:
+            # In case the interrupted code was not a tool: stop anyway, a moment later.
+            self.loop.call_later(INTERRUPT_GRACE, self._interrupt)
+
+    def _follow_tools(self, event: Any) -> None:
+        """Knows when agent-run Python occupies the loop; stops after an interrupted tool."""
+        kind = getattr(event, "type", None)
+        if kind == "tool_call":
+            self._code_running = event.name == "python"
+        elif kind == "approval_request":
+            self._code_running = False
+        elif kind == "approval_response":
+            self._code_running = event.request.tool_name == "python" and event.decision != "deny"
+        elif kind == "tool_result":
+            self._code_running = False
+            if self._stop_after_tool:
+                self._interrupt()
+
+    def steer(self, text: str) -> bool:
+        return self._deliver(text, "steer")
+
+    def follow_up(self, text: str) -> bool:
+        return self._deliver(text, "follow_up")
+
+    def _interrupt(self) -> None:
+        if self.run is not None:
+            self.run.interrupt()
+
+    def _deliver(self, text: str, kind: str) -> bool:
+        run = self.run
+        if run is None or run.done or not text.strip():
+            return False
+        push = run.steer if kind == "steer" else run.follow_up
+        if self._on_loop_thread():
+            return bool(push(text))
+        self.loop.call_soon_threadsafe(push, text)
+        return True  # checked above; the run may still end first, like any race with the answer
+
+    def _on_loop_thread(self) -> bool:
+        try:
+            return asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            return False
+
+    def _on_loop(self, action: Callable[[], Any]) -> None:
+        if self.loop is None or self._on_loop_thread():
+            action()
+        else:
+            self.loop.call_soon_threadsafe(action)
+
+
+def start(turn: Turn) -> asyncio.Task:
+    """Starts ``turn`` as a background task on the running loop."""
+    loop = asyncio.get_running_loop()
+    turn.loop = loop
+    context = interrupt_router().bind(turn)
+    task = loop.create_task(execute(turn), context=context)
+    turn.task = task
+    _RUNS.add(task)
+    task.add_done_callback(_RUNS.discard)
+    turn.session.add_turn(turn)
+    _wire_controls(turn)
+    return task
+
+
+async def run_in_foreground(turn: Turn) -> None:
+    """Runs ``turn`` to its end; Interrupt/Ctrl-C stops the agent, not the caller."""
+    turn.foreground = True
+    task = start(turn)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        # The cell itself was cancelled (e.g. by the kernel's async-cell interrupt): stop the
+        # run and let it settle so every tool call is paired before the cell ends.
+        turn.stop()
+        await asyncio.wait({task}, timeout=5)
+        raise
+
+
+async def wait_idle(session: Any) -> None:
+    """``%agent wait``: until every queued and running turn of the session has ended.
+
+    Shielded: interrupting the waiting cell must not cancel the agent's turns.
+    """
+    while True:
+        pending = session.pending_tasks()
+        if not pending:
+            return
+        await asyncio.shield(asyncio.wait(pending))
+
+
+def _wire_controls(turn: Turn) -> None:
+    renderer = turn.renderer
+    renderer.on_stop = turn.stop
+    renderer.on_steer = turn.steer
+    renderer.on_follow_up = turn.follow_up
+
+
+async def execute(turn: Turn) -> None:
+    session, renderer = turn.session, turn.renderer
+    router = interrupt_router()
+    try:
+        with router.guard(turn, turn.stop, in_code=turn.interrupted_in_code, foreground=turn.foreground):
+            if session.lock.locked():
+                _safely(renderer.set_state, "waiting", WAITING)
+            async with session.lock:
+                if turn.stop_requested:
+                    _safely(renderer.set_state, "stopped", STOPPED_BEFORE_START)
+                    return
+                if turn.on_started is not None:
+                    _safely(turn.on_started, turn)
+                try:
+                    await _run(turn)
+                finally:
+                    if turn.on_finished is not None:
+                        _safely(turn.on_finished, turn, *_outcome(turn))
+    except asyncio.CancelledError:
+        _safely(renderer.show_error, "The turn was cancelled.")
+        _safely(renderer.set_state, "stopped")
+        raise
+    except Exception as error:  # noqa: BLE001 - every failure must be visible in the panel
+        turn.error = error
+        _safely(renderer.show_error, describe_error(error))
+        _safely(renderer.set_state, "error")
+    finally:
+        if session.renderer is renderer:
+            session.renderer = None
+        session.run = None
+        _safely(renderer.flush)
+
+
+async def _run(turn: Turn) -> None:
+    from jupyter_agent.runtime import run_agent
+
+    session, renderer, settings = turn.session, turn.renderer, turn.settings
+    _safely(renderer.set_state, "running")
+    resolved = await _resolve(turn)
+    _safely(_show_model, renderer, resolved)
+    if turn.stop_requested:
+        _safely(renderer.set_state, "stopped", STOPPED_BEFORE_START)
+        return
+    session.renderer = renderer
+    store = session.store
+    recorder = store.recorder(snapshots=session.snapshots)
+    tools = turn.build_tools(lambda: recorder.current_step or 0)
+    system = turn.build_system(resolved, tools)
+    policy = session.policy_for(settings.permissions)
+    store.record_request(resolved.model, {"max_steps": settings.max_steps, "max_spend_usd": settings.max_spend,
+                                          "permissions": settings.permissions})
+    run = run_agent(
+        model=resolved.model,
+        prompt=turn.prompt,
+        system=system,
+        tools=tools,
+        messages=store.messages(),
+        stream_fn=resolved.stream_fn,
+        max_steps=settings.max_steps,
+        max_spend_usd=settings.max_spend,
+        permissions=policy,
+    )
+    turn.run = run
+    session.run = run
+    run.add_listener(recorder.record)
+    run.add_listener(renderer.handle)
+    run.add_listener(turn._follow_tools)
+    if turn.stop_requested:
+        run.interrupt()
+    turn.result = await run.result()
+
+
+async def _resolve(turn: Turn) -> ResolvedModel:
+    """Resolves the model in a worker thread: the first litellm model waits for its import."""
+    settings = turn.settings
+    waiting = False
+    if needs_litellm(turn.choice):
+        from jupyter_agent.model.litellm_loader import is_litellm_loaded
+
+        waiting = not is_litellm_loaded()
+        if waiting:
+            _safely(turn.renderer.note, LOADING_LITELLM)
+    try:
+        return await asyncio.to_thread(resolve, turn.choice, api_key=settings.api_key, api_base=settings.api_base)
+    finally:
+        if waiting:
+            _safely(turn.renderer.note, "")
+
+
+def _show_model(renderer: Any, resolved: ResolvedModel) -> None:
+    """The footer's context gauge needs the window, known only once the model is resolved."""
+    setter = getattr(renderer, "set_model", None)
+    if setter is not None:
+        setter(resolved.label, resolved.model.context_window)
+        return
+    status = getattr(renderer, "footer", None) or getattr(renderer, "status", None)
+    if status is not None and getattr(status, "context_window", None) is None:
+        status.context_window = resolved.model.context_window
+
+
+def _outcome(turn: Turn) -> tuple[str, int]:
+    """The turn's stop reason and steps, also when it ended without a result."""
+    if turn.result is not None:
+        return turn.result.reason, turn.result.steps
+    return ("aborted" if turn.stop_requested else "error"), 0
+
+
+def describe_error(error: BaseException) -> str:
+    name = type(error).__name__
+    if name in _PLAIN_ERRORS or not str(error):
+        return str(error) or name
+    return f"{name}: {error}"
+
+
+def _safely(method: Callable, *args: Any) -> None:
+    # A renderer failure must never hide the run's own outcome (or its error).
+    try:
+        method(*args)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+
+def turns_of(session: Any) -> list[Turn]:
+    """The session's turns that are queued or running."""
+    return [turn for turn in session.turns if turn.task is not None and not turn.task.done()]

@@ -1,0 +1,193 @@
+"""Per-notebook agent sessions: where they live, which one is current, one writer each.
+
+A session belongs to a notebook file and a name (``main`` by default). Its transcript lives in
+``<notebook>.agent/<name>.jsonl`` beside the notebook and is resumed by the next ``%%agent``
+cell, after a kernel restart too. Each session keeps, for the life of the kernel, its permission
+trust (``Allow <tool> for this session``), the files the agent has read, and a FIFO lock so its
+turns run one at a time in the order their cells ran.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+DEFAULT_SESSION = "main"
+# Remembers which session ``--new``/``--branch`` made current, so a restart resumes that one.
+CURRENT_FILE = "current"
+_VALID_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class SessionNameError(ValueError):
+    pass
+
+
+def check_session_name(name: str) -> str:
+    if not _VALID_NAME.match(name) or name.endswith(".jsonl"):
+        raise SessionNameError(
+            f"invalid session name {name!r}: use letters, digits, '-', '_' or '.', up to 64 characters"
+        )
+    return name
+
+
+def notebook_path(user_ns: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path | None:
+    """The notebook this kernel serves, from the Jupyter server or VS Code; None if unknown."""
+    env = os.environ if env is None else env
+    cwd = Path.cwd() if cwd is None else cwd
+    for candidate in (env.get("JPY_SESSION_NAME"), user_ns.get("__session__"), user_ns.get("__vsc_ipynb_file__")):
+        if not candidate or not isinstance(candidate, str):
+            continue
+        path = Path(candidate)
+        if path.is_absolute():
+            return path
+        # A server-relative path: the server starts the kernel in the notebook's folder.
+        return cwd / path.name
+    return None
+
+
+@dataclass
+class AgentSession:
+    name: str
+    path: Path  # the .jsonl file
+    notebook: Path | None
+    workspace: Path
+    store: Any  # SessionStore, opened on first use
+    read_tracker: Any = None
+    policy: Any = None  # PermissionPolicy: keeps "allow for this session" across turns
+    snapshots: Any = None
+    model_name: str | None = None  # set by `%agent model NAME`
+    run: Any = None  # the active AgentRun
+    renderer: Any = None  # the renderer of the active turn
+    turns: list[Any] = field(default_factory=list)  # runner.Turn objects, queued and running
+    _lock: asyncio.Lock | None = None
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        # Created on first use, on the loop that runs the turns (asyncio.Lock is FIFO).
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    def pending_tasks(self) -> list[asyncio.Task]:
+        return [turn.task for turn in self.turns if turn.task is not None and not turn.task.done()]
+
+    def add_turn(self, turn: Any) -> None:
+        self.turns = [known for known in self.turns if known.task is None or not known.task.done()]
+        self.turns.append(turn)
+
+    def policy_for(self, mode: str) -> Any:
+        """The session's permission policy in ``mode``; trust granted earlier is kept."""
+        if self.policy is None:
+            from jupyter_agent.runtime import PermissionPolicy
+
+            self.policy = PermissionPolicy(mode, prompt=self.ask)
+        self.policy.mode = mode
+        return self.policy
+
+    async def ask(self, request: Any) -> str:
+        """The permission prompt: the renderer of the turn that is running decides."""
+        renderer = self.renderer
+        if renderer is None:
+            return "deny"
+        return await renderer.ask(request)
+
+
+class SessionManager:
+    """The sessions of one kernel; stores stay open (and locked) for the kernel's life."""
+
+    def __init__(self, user_ns: Mapping[str, Any], *, workspace_for: Callable[[Path], Path],
+                 env: Mapping[str, str] | None = None) -> None:
+        self.user_ns = user_ns
+        self.env = env
+        self.workspace_for = workspace_for
+        self.sessions: dict[Path, AgentSession] = {}
+        self.last_used: str | None = None  # the session of the latest %%agent cell in this kernel
+
+    @property
+    def notebook(self) -> Path | None:
+        return notebook_path(self.user_ns, self.env)
+
+    @property
+    def folder(self) -> Path:
+        """``analysis.agent/`` beside the notebook; ``ipython.agent/`` in the working folder without one."""
+        from jupyter_agent.session import session_path
+
+        return session_path(self._anchor(), DEFAULT_SESSION).parent
+
+    def _anchor(self) -> Path:
+        return self.notebook or Path.cwd() / "ipython"
+
+    def current_name(self) -> str:
+        try:
+            name = (self.folder / CURRENT_FILE).read_text(encoding="utf-8").strip()
+            return check_session_name(name)
+        except (OSError, SessionNameError):
+            return DEFAULT_SESSION
+
+    def set_current(self, name: str) -> None:
+        folder = self.folder
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / CURRENT_FILE).write_text(name + "\n", encoding="utf-8")
+
+    def get(self, name: str | None = None) -> AgentSession:
+        from jupyter_agent.session import SessionStore, session_path
+
+        name = check_session_name(name or self.current_name())
+        path = session_path(self._anchor(), name)
+        session = self.sessions.get(path)
+        if session is None:
+            notebook_dir = self.notebook.parent if self.notebook else Path.cwd()
+            from jupyter_agent.tools.read_tracker import ReadTracker
+
+            store = SessionStore(path)
+            session = AgentSession(
+                name=name, path=path, notebook=self.notebook, workspace=self.workspace_for(notebook_dir),
+                store=store, read_tracker=ReadTracker(), snapshots=store.snapshots(),
+            )
+            self.sessions[path] = session
+        return session
+
+    def recent(self) -> AgentSession:
+        """What ``%agent`` subcommands act on: the latest turn's session, else the current one."""
+        return self.get(self.last_used)
+
+    def new_name(self, base: str) -> str:
+        """The first free ``base-2``, ``base-3``… (``--new`` never overwrites a transcript)."""
+        from jupyter_agent.session import session_path
+
+        for number in range(2, 10_000):
+            name = f"{base}-{number}"
+            if not session_path(self._anchor(), name).exists() and session_path(self._anchor(), name) not in self.sessions:
+                return name
+        raise SessionNameError(f"no free session name for {base!r}")
+
+    def start_new(self, base: str | None = None) -> AgentSession:
+        name = self.new_name(check_session_name(base or DEFAULT_SESSION))
+        self.set_current(name)
+        return self.get(name)
+
+    def branch(self, source: AgentSession, name: str) -> AgentSession:
+        """Forks ``source`` into session ``name`` (which must not exist) and makes it current."""
+        from jupyter_agent.session import session_path
+
+        path = session_path(self._anchor(), check_session_name(name))
+        if path.exists() or path in self.sessions:
+            raise SessionNameError(f"session {name!r} already exists: continue it with -s {name}")
+        if source.store.tip is None:
+            raise SessionNameError(f"session {source.name!r} has nothing to branch from yet")
+        forked = source.store.fork(path)
+        forked.close()  # reopened (and locked) by get()
+        self.set_current(name)
+        return self.get(name)
+
+    def close(self) -> None:
+        for session in self.sessions.values():
+            try:
+                session.store.close()
+            except Exception:  # noqa: BLE001 - closing at unload must not fail the unload
+                pass
+        self.sessions.clear()

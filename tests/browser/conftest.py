@@ -1,0 +1,132 @@
+"""JupyterLab on 127.0.0.1 with a copy of the quick-start, and headless Debian Chromium driving it.
+
+Chromium is Debian's package (``.ci/run`` installs it); Playwright never downloads a browser.
+Without chromium the tests are skipped with the reason, except in CI (``CI`` set), where they fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+LAB_START_TIMEOUT = 90  # measured ~5 s on an idle 2-core machine; CI machines are busier
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.path.exists(CHROMIUM) or os.environ.get("CI"):
+        return
+    skip = pytest.mark.skip(reason=f"Debian chromium is not installed at {CHROMIUM} (apt-get install chromium; CI installs it)")
+    for item in items:
+        if "tests/browser" in str(item.fspath):
+            item.add_marker(skip)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A JupyterLab server whose root holds the quick-start notebook; yields its base URL."""
+    base = tmp_path_factory.mktemp("lab")
+    root = base / "root"
+    root.mkdir()
+    for name in ("quickstart.ipynb", "sales.csv"):
+        shutil.copy(ROOT / "notebooks" / name, root / name)
+    _write_settings(base / "settings")
+    port = free_port()
+    env = {
+        **os.environ,
+        "HOME": str(base / "home"),
+        "JUPYTER_CONFIG_DIR": str(base / "config"),
+        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(base / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+        "JUPYTER_AGENT_MODEL": "demo",  # the quick-start's no-key path, deterministic
+        "JUPYTER_AGENT_DEMO_DELAY": "0.03",  # slow enough to watch the text stream
+    }
+    for key in [k for k in env if k.endswith("_API_KEY")]:
+        del env[key]
+    log = open(base / "lab.log", "w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
+         "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
+         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(url, process)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)  # the server and the kernels it started
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+        log.close()
+
+
+def _write_settings(folder: pathlib.Path) -> None:
+    """No news toast over the panel; every cell attached to the DOM so locators can reach it."""
+    settings = {
+        "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
+        "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    }
+    for name, values in settings.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+
+
+def _wait_until_up(url: str, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + LAB_START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/api/status", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise TimeoutError(f"jupyter lab did not answer within {LAB_START_TIMEOUT} s")
+
+
+@pytest.fixture(scope="module")
+def browser_page(tmp_path_factory):
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 900},
+        )
+        page = context.new_page()
+        page.console_errors = []
+        page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
+        page.on("pageerror", lambda error: page.console_errors.append(str(error)))
+        try:
+            yield page
+        finally:
+            context.close()

@@ -1,0 +1,113 @@
+"""The quick-start in real JupyterLab, cell by cell, as a user runs it (offline demo model).
+
+Checks what only a browser shows: the panel renders, its text streams in, Steer and the approval
+buttons work (JupyterLab sends those clicks to a kernel subshell thread), Stop stops, later cells
+run while nothing hangs, and the page logs no errors. Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import time
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts"
+STEP_TIMEOUT = 60_000  # ms; the kernel's first cells and the demo's turns take a few seconds
+
+
+def visible_notebook(page):
+    return page.locator(".jp-NotebookPanel:visible")
+
+
+def cell(page, index):
+    return visible_notebook(page).locator(".jp-Cell").nth(index)
+
+
+def run_cells(page, first, last):
+    """Selects cell ``first`` and presses Shift+Enter once per cell up to ``last``."""
+    target = cell(page, first)
+    target.scroll_into_view_if_needed()
+    target.locator(".jp-InputPrompt").click()  # command mode on that cell, focus off any widget
+    for _ in range(first, last + 1):
+        page.keyboard.press("Shift+Enter")
+        page.wait_for_timeout(150)
+
+
+def panel_text(page, index):
+    return cell(page, index).locator(".ja-panel").inner_text()
+
+
+def wait_for_text(page, index, text, timeout=STEP_TIMEOUT):
+    cell(page, index).locator(".ja-panel").get_by_text(text).first.wait_for(timeout=timeout)
+
+
+def wait_for_state(page, index, state, timeout=STEP_TIMEOUT):
+    cell(page, index).locator(f".ja-panel.ja-state-{state}").wait_for(timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def notebook(lab, browser_page):
+    page = browser_page
+    page.goto(f"{lab}/lab/tree/quickstart.ipynb?reset")
+    cell(page, 0).wait_for(timeout=STEP_TIMEOUT)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=STEP_TIMEOUT)
+    return page
+
+
+def test_quickstart_cell_by_cell(notebook):
+    page = notebook
+    # Setup cells: %load_ext, %agent config, the data.
+    run_cells(page, 0, 6)
+    cell(page, 3).get_by_text("model in use: demo").wait_for(timeout=STEP_TIMEOUT)
+    cell(page, 5).locator("table").wait_for(timeout=STEP_TIMEOUT)
+
+    # The first %%agent cell: the panel renders, asks to run python; a steer is queued meanwhile.
+    run_cells(page, 7, 7)
+    panel = cell(page, 7).locator(".ja-panel")
+    panel.wait_for(timeout=STEP_TIMEOUT)
+    allow = panel.get_by_role("button", name="Allow once")
+    allow.wait_for(timeout=STEP_TIMEOUT)
+    assert "sales.describe()" in panel_text(page, 7)  # the approval bar shows the arguments
+    panel.locator("textarea").fill("focus on the north region")
+    panel.get_by_role("button", name="Steer").click()
+    wait_for_text(page, 7, "queued steer")
+    page.screenshot(path=str(ARTIFACTS / "quickstart-1-approval.png"))
+    allow.click()
+
+    # The answer streams in: the panel's text grows over several samples before it is done.
+    lengths = []
+    deadline = time.monotonic() + STEP_TIMEOUT / 1000
+    while time.monotonic() < deadline:
+        text = panel_text(page, 7)
+        lengths.append(len(text))
+        if "ja-state-done" in (panel.get_attribute("class") or ""):
+            break
+        page.wait_for_timeout(100)
+    growth = sorted(set(lengths))
+    assert len(growth) >= 4, f"the answer did not stream: {growth}"
+    final = panel_text(page, 7)
+    assert "I received your message at the next step: focus on the north region" in final
+    assert "✓ python" in final  # the approved call ran
+    page.screenshot(path=str(ARTIFACTS / "quickstart-2-answer.png"))
+
+    # The second %%agent cell: Stop while it waits for approval.
+    run_cells(page, 8, 9)
+    panel2 = cell(page, 9).locator(".ja-panel")
+    panel2.get_by_role("button", name="Allow once").wait_for(timeout=STEP_TIMEOUT)
+    panel2.get_by_role("button", name="Stop").click()
+    wait_for_state(page, 9, "stopped")
+    panel2.get_by_role("button", name="Allow once").wait_for(state="hidden", timeout=10_000)  # the bar is gone
+    page.screenshot(path=str(ARTIFACTS / "quickstart-3-stopped.png"))
+
+    # The rest: %agent wait / usage / sessions / history.
+    run_cells(page, 10, 13)
+    cell(page, 11).get_by_text("Usage of session").wait_for(timeout=STEP_TIMEOUT)
+    cell(page, 12).get_by_text("main (current)").wait_for(timeout=STEP_TIMEOUT)
+    cell(page, 13).get_by_text("focus on the north region").first.wait_for(timeout=STEP_TIMEOUT)
+    page.screenshot(path=str(ARTIFACTS / "quickstart-4-end.png"), full_page=True)
+
+    assert page.console_errors == [], json.dumps(page.console_errors, indent=1)

@@ -1,0 +1,39 @@
+from types import SimpleNamespace
+
+from jupyter_agent.notebook.config import AgentConfig, default_workspace, secret_env_names
+
+
+def magics(**overrides):
+    values = dict(model="", api_base="", api_key="", permissions="ask", session="main", max_steps=None,
+                  max_spend=None, tools=[], workspace="", data_policy="sample", sample_rows=5,
+                  bash_timeout=120.0, recent_cells=6, wait=False)
+    values.update(overrides)
+    return SimpleNamespace(**values)
+
+
+def test_environment_fills_what_configuration_leaves_empty():
+    env = {"JUPYTER_AGENT_API_BASE": "http://127.0.0.1:9/v1", "JUPYTER_AGENT_API_KEY": "sk-env"}
+    config = AgentConfig.from_magics(magics(), env)
+    assert (config.api_base, config.api_key) == ("http://127.0.0.1:9/v1", "sk-env")
+    configured = AgentConfig.from_magics(magics(api_key="sk-config"), env)
+    assert configured.api_key == "sk-config"
+
+
+def test_describe_never_shows_the_key():
+    text = AgentConfig.from_magics(magics(api_key="sk-very-secret", tools=["python"]), {}).describe()
+    assert "sk-very-secret" not in text
+    assert "AgentMagics.api_key (set)" in text
+    assert "AgentMagics.tools = ('python',)" in text
+
+
+def test_secret_env_names_lists_names_only():
+    assert secret_env_names({"OPENAI_API_KEY": "x", "HOME": "/root", "GH_TOKEN": "y", "EMPTY_KEY": ""}) == [
+        "GH_TOKEN", "OPENAI_API_KEY"]
+
+
+def test_default_workspace_is_the_git_root_else_the_folder(tmp_path):
+    nested = tmp_path / "repo" / "notebooks"
+    nested.mkdir(parents=True)
+    assert default_workspace(nested) == nested
+    (tmp_path / "repo" / ".git").mkdir()
+    assert default_workspace(nested) == tmp_path / "repo"

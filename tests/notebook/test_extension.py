@@ -1,0 +1,65 @@
+import subprocess
+import sys
+from types import SimpleNamespace
+
+from IPython.core.async_helpers import _asyncio_runner
+
+from jupyter_agent.notebook.extension import CellTransformer
+
+
+def shell(kind="panel", autoawait=True):
+    user_ns = {"__session__": "/x/a.ipynb"} if kind == "panel" else {}
+    fake = SimpleNamespace(user_ns=user_ns, autoawait=autoawait, loop_runner=_asyncio_runner)
+    if kind != "terminal":
+        fake.kernel = object()
+    return fake
+
+
+def transformer(kind="panel", wait=False, autoawait=True):
+    return CellTransformer(shell(kind, autoawait), SimpleNamespace(wait=wait))
+
+
+def test_a_background_cell_is_left_to_the_magic():
+    lines = ["%%agent -m demo\n", "hello\n"]
+    assert transformer("panel")(lines) == lines
+
+
+def test_a_waiting_cell_awaits_the_magic():
+    lines = ["%%agent --wait -s other\n", "hello\n", "world\n"]
+    assert transformer("panel")(lines) == [
+        "await get_ipython().find_cell_magic('agent').__self__.run_blocking('--wait -s other', 'hello\\nworld\\n')\n"]
+    assert transformer("static")(["%%agent\n", "hi\n"])[0].startswith("await ")
+    assert transformer("panel", wait=True)(["%%agent\n", "hi\n"])[0].startswith("await ")
+
+
+def test_wait_lines_await_and_other_lines_stay():
+    lines = ["x = 1\n", "%agent wait\n", "  %agent wait\n", "%agent waiting\n", "%agent wait -s b"]
+    assert transformer()(lines) == [
+        "x = 1\n",
+        "await get_ipython().find_line_magic('agent').__self__.wait_async('')\n",
+        "  %agent wait\n",
+        "%agent waiting\n",
+        "await get_ipython().find_line_magic('agent').__self__.wait_async('-s b')",
+    ]
+
+
+def test_nothing_is_rewritten_without_autoawait_or_inside_other_cell_magics():
+    assert transformer(autoawait=False)(["%agent wait\n"]) == ["%agent wait\n"]
+    assert transformer()(["%%time\n", "%agent wait\n"]) == ["%%time\n", "%agent wait\n"]
+    assert transformer("static")(["%%agentx\n", "hi\n"]) == ["%%agentx\n", "hi\n"]
+
+
+def test_loading_imports_nothing_heavy():
+    code = (
+        "import sys, time\n"
+        "from IPython.testing.globalipapp import start_ipython\n"
+        "ip = start_ipython()\n"
+        "before = set(sys.modules)\n"
+        "ip.run_line_magic('load_ext', 'jupyter_agent')\n"
+        "new = set(sys.modules) - before\n"
+        "print(sorted(m for m in new if m.split('.')[0] in ('litellm', 'ipywidgets', 'openai', 'pandas')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={"JUPYTER_AGENT_MODEL": "demo", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -1,0 +1,140 @@
+import asyncio
+import os
+import signal
+import threading
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from jupyter_agent.loop import RunCancelled
+from jupyter_agent.notebook.interrupt import AgentInterrupted, InterruptRouter
+
+pytestmark = pytest.mark.anyio
+
+
+def sigint_soon(delay=0.05):
+    timer = threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    return timer
+
+
+def test_agent_interrupted_is_a_run_cancellation_not_a_keyboard_interrupt():
+    assert issubclass(AgentInterrupted, RunCancelled)
+    assert not issubclass(AgentInterrupted, KeyboardInterrupt)
+
+
+async def test_handler_is_installed_only_while_a_run_is_active():
+    before = signal.getsignal(signal.SIGINT)
+    router = InterruptRouter()
+    with router.guard(object(), lambda: None):
+        assert signal.getsignal(signal.SIGINT) == router._on_sigint
+        with router.guard(object(), lambda: None):
+            pass
+        assert signal.getsignal(signal.SIGINT) == router._on_sigint  # still one run active
+    assert signal.getsignal(signal.SIGINT) == before
+
+
+async def test_idle_kernel_gets_the_handler_in_saved_sigint_handler_and_back():
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # what ipykernel sets while idle
+    try:
+        kernel = SimpleNamespace(saved_sigint_handler=signal.SIG_IGN)
+        router = InterruptRouter(kernel)
+        with router.guard(object(), lambda: None):
+            assert kernel.saved_sigint_handler == router._on_sigint
+            assert signal.getsignal(signal.SIGINT) == router._on_sigint
+        assert kernel.saved_sigint_handler is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+async def test_a_cell_executing_keeps_its_own_handler():
+    # During a shell message ipykernel has default_int_handler installed and the idle one saved.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        kernel = SimpleNamespace(saved_sigint_handler=signal.SIG_IGN)
+        router = InterruptRouter(kernel)
+        with router.guard(object(), lambda: None):
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+            assert kernel.saved_sigint_handler == router._on_sigint  # post_handler_hook installs it
+        assert kernel.saved_sigint_handler is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+async def test_sigint_while_parked_stops_the_run_without_raising():
+    router = InterruptRouter()
+    token = object()
+    stopped = asyncio.Event()
+
+    async def run():
+        with router.guard(token, stopped.set):
+            sigint_soon()
+            await asyncio.wait_for(stopped.wait(), 5)
+        return "stopped cleanly"
+
+    task = asyncio.get_running_loop().create_task(run(), context=router.bind(token))
+    assert await task == "stopped cleanly"
+
+
+async def test_sigint_in_blocking_run_code_raises_agent_interrupted_there():
+    router = InterruptRouter()
+    token = object()
+    stops = []
+
+    async def run():
+        with router.guard(token, lambda: stops.append(1)):
+            sigint_soon()
+            deadline = time.monotonic() + 5
+            try:
+                while time.monotonic() < deadline:  # user code busy on the main thread
+                    pass
+            except AgentInterrupted as interrupted:
+                return str(interrupted)
+            return "never interrupted"
+
+    task = asyncio.get_running_loop().create_task(run(), context=router.bind(token))
+    assert await task == "Interrupted by the user"
+    await asyncio.sleep(0)
+    assert stops == [1]
+
+
+async def test_blocking_code_of_another_task_is_not_interrupted():
+    router = InterruptRouter()
+    stops = []
+
+    async def other():
+        with router.guard(object(), lambda: stops.append(1)):
+            sigint_soon()
+            deadline = time.monotonic() + 0.3
+            while time.monotonic() < deadline:
+                pass
+            return "finished"
+
+    # Started without router.bind: not the run's own code.
+    assert await asyncio.get_running_loop().create_task(other()) == "finished"
+    await asyncio.sleep(0)
+    assert stops == [1]
+
+
+async def test_in_its_own_code_the_run_is_told_rather_than_stopped_at_once():
+    router = InterruptRouter()
+    token, other = object(), object()
+    calls = []
+
+    async def run():
+        with router.guard(token, lambda: calls.append("stop"), in_code=lambda: calls.append("in_code")):
+            with router.guard(other, lambda: calls.append("other stopped")):
+                sigint_soon()
+                deadline = time.monotonic() + 5
+                try:
+                    while time.monotonic() < deadline:
+                        pass
+                except AgentInterrupted:
+                    await asyncio.sleep(0)
+                    return calls
+
+    task = asyncio.get_running_loop().create_task(run(), context=router.bind(token))
+    assert await task == ["in_code", "other stopped"]

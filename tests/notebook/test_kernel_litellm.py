@@ -1,0 +1,78 @@
+"""A real model path in a real kernel: litellm (preloaded at %load_ext) against the fake provider
+over HTTP on 127.0.0.1. One kernel for the module: importing litellm there takes seconds.
+"""
+
+import re
+
+import pytest
+
+from jupyter_agent.testing.fake_provider import FakeProvider, hanging, http_error, text
+from kernel_harness import AGENT_TEST_SETUP, KernelHarness
+
+pytestmark = pytest.mark.kernel
+
+SECRET = "sk-test-secret-0123456789"
+FIRST_TURN_TIMEOUT = 90  # the first request waits for litellm's import in the kernel (~8 s, more on a busy CI)
+
+
+@pytest.fixture(scope="module")
+def provider():
+    with FakeProvider() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory, provider):
+    folder = tmp_path_factory.mktemp("litellm-kernel")
+    notebook = folder / "model.ipynb"
+    notebook.write_text("{}")
+    harness = KernelHarness(env={"JPY_SESSION_NAME": str(notebook), "JUPYTER_AGENT_MODEL": ""}, cwd=str(folder))
+    harness.start()
+    harness.folder = folder
+    harness.execute("%load_ext jupyter_agent")  # starts importing litellm in the background
+    harness.execute(AGENT_TEST_SETUP)
+    harness.execute(f'%config AgentMagics.model = "openai/fake-model"\n'
+                    f'%config AgentMagics.api_base = "{provider.api_base}"\n'
+                    f'%config AgentMagics.api_key = "{SECRET}"')
+    yield harness
+    harness.shutdown()
+
+
+def plain(html):
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_streamed_text_from_the_provider_reaches_the_panel(kernel, provider):
+    provider.queue(text("Hello ", "from ", "the fake ", "provider.", delay=0.05))
+    msg_id, reply = kernel.agent_cell("-s http", "Say hello")
+    assert reply.ok
+    kernel.wait_turn("http", timeout=FIRST_TURN_TIMEOUT)
+    assert "Hello from the fake provider." in plain(kernel.widget_text(msg_id))
+    assert kernel.evaluate("last_turn('http').result.reason") == "'completed'"
+    body = provider.requests[-1]
+    assert body["stream"] is True and body["messages"][-1]["content"] == "Say hello"
+    assert provider.request_headers[-1]["authorization"] == f"Bearer {SECRET}"
+    session_file = kernel.folder / "model.agent" / "http.jsonl"
+    assert "Hello from the fake provider." in session_file.read_text()
+    assert SECRET not in session_file.read_text()  # the key is never written
+
+
+def test_a_provider_error_shows_in_the_panel(kernel, provider):
+    provider.queue(http_error(401, "Incorrect API key provided: sk-test***", "invalid_request_error", "invalid_api_key"))
+    msg_id, _ = kernel.agent_cell("-s http-error", "hello")
+    kernel.wait_turn("http-error", timeout=FIRST_TURN_TIMEOUT)
+    shown = plain(kernel.widget_text(msg_id))
+    assert "Incorrect API key provided" in shown
+    assert kernel.evaluate("last_turn('http-error').result.reason") == "'error'"
+
+
+def test_kernel_interrupt_stops_a_run_waiting_on_the_provider(kernel, provider):
+    provider.queue(hanging("Working ", "on it"))
+    msg_id, _ = kernel.agent_cell("-s http-hang", "Take a while")
+    kernel.wait_for(lambda: "Working on it" in plain(kernel.widget_text(msg_id)), FIRST_TURN_TIMEOUT, "the first words")
+    disconnects = len(provider.disconnects)
+    kernel.interrupt()
+    kernel.wait_turn("http-hang", timeout=15)
+    assert kernel.evaluate("last_turn('http-hang').result.reason") == "'aborted'"
+    assert provider.wait_for_disconnect(disconnects + 1, timeout=5) is not None  # the HTTP stream was closed
+    assert kernel.is_alive() and kernel.evaluate("3 * 3") == "9"

@@ -1,0 +1,167 @@
+"""The product in a real kernel, driven like JupyterLab drives it (scripted models: fast, no litellm).
+
+One kernel serves the module; each test uses its own session so the turns never wait on each other.
+"""
+
+import json
+import re
+import time
+
+import pytest
+
+from kernel_harness import AGENT_TEST_SETUP, KernelHarness
+
+pytestmark = pytest.mark.kernel
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("kernel")
+    notebook = folder / "analysis.ipynb"
+    notebook.write_text("{}")
+    # JPY_SESSION_NAME is what the Jupyter server sets: the panel (interactive) mode.
+    harness = KernelHarness(env={"JPY_SESSION_NAME": str(notebook), "JUPYTER_AGENT_MODEL": "demo"}, cwd=str(folder))
+    harness.start()
+    harness.folder = folder
+    harness.execute("%load_ext jupyter_agent")
+    harness.execute(AGENT_TEST_SETUP)
+    yield harness
+    harness.shutdown()
+
+
+def squash(text):
+    """Widget HTML to plain words."""
+    return " ".join(re.sub(r"<[^>]+>", " ", text).split())
+
+
+def test_cell_replies_before_the_turn_ends_and_text_streams_into_the_cell(kernel):
+    words = " ".join(f"word{n}" for n in range(150))
+    kernel.execute(f"script('streamer', reply({words!r}, delay=0.01), chunk_size=10)")
+    msg_id, reply = kernel.agent_cell("-m streamer -s streaming", "Say many words")
+    assert reply.ok
+    assert "word149" not in squash(kernel.widget_text(msg_id))  # the cell replied mid-stream
+    kernel.wait_for(lambda: "word149" in squash(kernel.widget_text(msg_id)), what="the whole answer")
+    updates = [m for m in kernel.messages if m["msg_type"] == "comm_msg" and "word" in json.dumps(m["content"])]
+    assert len(updates) >= 2  # streamed in several updates, not one at the end
+    assert {m["parent_header"]["msg_id"] for m in updates} == {msg_id}
+    kernel.wait_turn("streaming")
+    assert kernel.evaluate("last_turn('streaming').result.reason") == "'completed'"
+
+
+def test_a_steer_click_is_delivered_at_the_next_step(kernel):
+    kernel.execute(
+        "m = script('steerable', tool_calls(call('variables'), text='Looking around first. ' * 12, delay=0.02),"
+        " reply('noted'))")
+    msg_id, _ = kernel.agent_cell("-m steerable -s steering", "Look at my data")
+    kernel.wait_for(lambda: "Looking around first" in kernel.widget_text(msg_id), what="the first step streaming")
+    box = kernel.wait_for(lambda: next((w for w in kernel.cell_widgets(msg_id) if w.model_name == "TextareaModel"), None))
+    kernel.set_state(box.comm_id, value="use a bar chart")
+    kernel.click(kernel.button(msg_id, "Steer").comm_id)
+    kernel.wait_turn("steering")
+    assert kernel.evaluate("m.requests[1].context.messages[-1].content") == "'use a bar chart'"
+    assert kernel.evaluate("len(m.requests)") == "2"
+    assert "use a bar chart" in squash(kernel.widget_text(msg_id))
+
+
+def test_stop_ends_the_run_and_pairs_every_tool_call(kernel):
+    kernel.execute("script('stoppable', tool_calls(call('bash', {'command': 'sleep 30'}), call('variables')), reply('never'))")
+    started = time.monotonic()
+    msg_id, _ = kernel.agent_cell("-m stoppable -s stopping -p yolo", "Run a long command")
+    kernel.wait_for(lambda: "sleep 30" in kernel.widget_text(msg_id), what="the bash card")
+    kernel.click(kernel.button(msg_id, "Stop").comm_id)
+    kernel.wait_turn("stopping")
+    assert time.monotonic() - started < 15
+    assert kernel.evaluate("last_turn('stopping').result.reason") == "'aborted'"
+    assert kernel.evaluate("unpaired_calls('stopping')") == "[]"
+    assert kernel.evaluate("len(_agent.sessions.get('stopping').store.history())") == "4"  # user, assistant, 2 results
+
+
+def test_an_approval_click_resolves_the_waiting_tool(kernel):
+    kernel.execute("base_value = 6")
+    kernel.execute("m4 = script('asking', tool_calls(call('python', {'code': 'approved = 6 * 7'})), reply('done'))")
+    msg_id, _ = kernel.agent_cell("-m asking -s approving", "Compute something")
+    kernel.wait_for(lambda: "to run?" in kernel.widget_text(msg_id), what="the approval bar")
+    assert "approved = 6 * 7" in kernel.widget_text(msg_id)  # the arguments are shown
+    kernel.click(kernel.button(msg_id, "Allow once").comm_id)
+    kernel.wait_turn("approving")
+    assert kernel.evaluate("approved") == "42"
+    assert kernel.evaluate("last_turn('approving').result.reason") == "'completed'"
+    # The system prompt names the notebook and carries the recent cells.
+    prompt = kernel.evaluate("m4.requests[0].context.system_prompt")
+    assert "analysis.ipynb" in prompt and "base_value = 6" in prompt
+
+
+def test_kernel_interrupt_stops_a_run_waiting_on_the_model(kernel):
+    kernel.execute("script('hanging', ScriptedResponse(content=[TextContent(text='Thinking about it')], hang=True))")
+    msg_id, _ = kernel.agent_cell("-m hanging -s waiting-model", "Take your time")
+    kernel.wait_for(lambda: "Thinking about it" in kernel.widget_text(msg_id), what="the first words")
+    kernel.interrupt()
+    kernel.wait_turn("waiting-model", timeout=10)
+    assert kernel.evaluate("last_turn('waiting-model').result.reason") == "'aborted'"
+    assert kernel.is_alive() and kernel.evaluate("1 + 1") == "2"
+
+
+def test_kernel_interrupt_stops_a_running_python_tool_and_the_kernel_survives(kernel):
+    kernel.execute(
+        "script('busy', tool_calls(call('python', {'code': 'import time\\nfor i in range(600):\\n    time.sleep(0.05)'})),"
+        " reply('after'))")
+    started = time.monotonic()
+    msg_id, _ = kernel.agent_cell("-m busy -s busy-python -p yolo", "Work hard")
+    time.sleep(1.0)  # the tool now blocks the kernel's main thread, like a running cell
+    kernel.interrupt()
+    kernel.wait_turn("busy-python", timeout=20)
+    assert time.monotonic() - started < 15  # the 30 s loop was cut short
+    assert kernel.evaluate("last_turn('busy-python').result.reason") == "'aborted'"
+    result = kernel.evaluate("[m for m in _agent.sessions.get('busy-python').store.history() if m.role == 'tool_result'][0].content[0].text")
+    assert "Interrupted" in result
+    assert kernel.evaluate("unpaired_calls('busy-python')") == "[]"
+    assert kernel.is_alive() and kernel.evaluate("2 + 2") == "4"
+
+
+def test_a_second_cell_waits_for_the_first(kernel):
+    kernel.execute("m2 = script('serial', reply('first answer ' * 20, delay=0.01), reply('second answer'))")
+    first, _ = kernel.agent_cell("-m serial -s serial", "first question")
+    second, reply = kernel.agent_cell("-m serial -s serial", "second question")
+    assert reply.ok  # returned at once, queued behind the first
+    assert "waiting for the turn above" in kernel.widget_text(second)
+    kernel.wait_turn("serial")
+    assert kernel.evaluate("[m.role for m in m2.requests[1].context.messages]") == "['user', 'assistant', 'user']"
+    assert "second answer" in kernel.widget_text(second) and "second answer" not in kernel.widget_text(first)
+
+
+def test_a_failing_model_shows_its_error_in_the_panel(kernel):
+    kernel.execute("script('failing', failure('Rate limit reached for model x'))")
+    msg_id, _ = kernel.agent_cell("-m failing -s failing", "hello")
+    kernel.wait_turn("failing")
+    kernel.wait_for(lambda: "Rate limit reached for model x" in kernel.widget_text(msg_id), what="the error")
+    assert kernel.evaluate("last_turn('failing').result.reason") == "'error'"
+
+
+def test_agent_wait_blocks_the_cell_until_the_session_is_idle(kernel):
+    kernel.execute("script('waited', reply('slow answer ' * 30, delay=0.01))")
+    kernel.agent_cell("-m waited -s waited", "go")
+    reply = kernel.execute("%agent wait -s waited\nafter_wait = turn_done('waited')")
+    assert kernel.evaluate("after_wait") == "True"
+
+
+def test_a_wait_cell_replies_only_when_its_turn_has_ended(kernel):
+    kernel.execute("script('blocking', reply('patience ' * 40, delay=0.01))")
+    msg_id, reply = kernel.agent_cell("--wait -m blocking -s blocking", "go")
+    assert reply.ok and reply.elapsed > 0.3  # it streamed for ~0.5 s inside the cell
+    assert kernel.evaluate("turn_done('blocking')") == "True"
+    assert "patience" in kernel.widget_text(msg_id)  # still the live panel
+
+
+def test_a_restarted_kernel_resumes_the_session(kernel):
+    kernel.execute("script('before', reply('remember the number 7'))")
+    kernel.agent_cell("-m before -s resumable", "Remember a number")
+    kernel.wait_turn("resumable")
+    kernel.restart()
+    kernel.execute("%load_ext jupyter_agent")
+    kernel.execute(AGENT_TEST_SETUP)
+    kernel.execute("m3 = script('after', reply('it was 7'))")
+    kernel.agent_cell("-m after -s resumable", "Which number?")
+    kernel.wait_turn("resumable")
+    sent = kernel.evaluate("[m.role for m in m3.requests[0].context.messages]")
+    assert sent == "['user', 'assistant', 'user']"
+    assert kernel.evaluate("m3.requests[0].context.messages[1].content[0].text") == "'remember the number 7'"

@@ -1,0 +1,184 @@
+import asyncio
+
+import pytest
+from pydantic import BaseModel
+
+from turn_helpers import RecordingRenderer, make_turn
+from jupyter_agent.loop import AgentTool
+from jupyter_agent.notebook import runner
+from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, reply, tool_calls
+
+pytestmark = pytest.mark.anyio
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+def mutating_tool(log):
+    async def execute(args, signal):
+        log.append("ran")
+        return "done"
+
+    return AgentTool(name="touch", description="changes things", parameters=NoArgs, execute=execute)
+
+
+async def test_a_turn_runs_in_the_background_and_is_recorded(manager, renderer, scripted):
+    choice = scripted("m1", ScriptedModel([reply("Hello there")]))
+    session = manager.get()
+    task = runner.start(make_turn(session, renderer, choice))
+    assert not task.done()  # start() returns at once
+    await task
+    assert renderer.text == "Hello there"
+    assert renderer.types[-1] == "finish" and renderer.errors == []
+    assert [m.role for m in session.store.messages()] == ["user", "assistant"]
+    assert renderer.on_stop is not None and renderer.flushed == 1
+
+
+async def test_turns_of_a_session_run_one_at_a_time_in_order(manager, scripted):
+    model = ScriptedModel([reply("first answer", delay=0.01), reply("second answer")])
+    choice = scripted("m2", model)
+    session = manager.get()
+    first, second = RecordingRenderer(), RecordingRenderer()
+    task1 = runner.start(make_turn(session, first, choice, prompt="one"))
+    task2 = runner.start(make_turn(session, second, choice, prompt="two"))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert "waiting" in second.states
+    await runner.wait_idle(session)
+    assert task1.done() and task2.done()
+    # The second turn saw the first one's transcript.
+    assert [m.role for m in model.requests[1].context.messages] == ["user", "assistant", "user"]
+
+
+async def test_stop_while_queued_never_starts_the_turn(manager, scripted):
+    model = ScriptedModel([reply("slow", delay=0.02), reply("never")])
+    choice = scripted("m3", model)
+    session = manager.get()
+    queued = RecordingRenderer()
+    runner.start(make_turn(session, RecordingRenderer(), choice))
+    turn = make_turn(session, queued, choice)
+    runner.start(turn)
+    turn.stop()
+    await runner.wait_idle(session)
+    assert len(model.requests) == 1
+    assert queued.states[-1] == "stopped"
+
+
+async def test_stop_aborts_a_running_turn(manager, renderer, scripted):
+    choice = scripted("m4", ScriptedModel([ScriptedResponse(hang=True)]))
+    session = manager.get()
+    turn = make_turn(session, renderer, choice)
+    task = runner.start(turn)
+    await asyncio.sleep(0.05)
+    renderer.on_stop()
+    await asyncio.wait_for(task, 5)
+    assert turn.result.reason == "aborted"
+
+
+async def test_approvals_go_to_the_renderer_of_the_running_turn(manager, scripted):
+    log = []
+    model = ScriptedModel([tool_calls(call("touch")), reply("ok"), tool_calls(call("touch")), reply("ok")])
+    choice = scripted("m5", model)
+    session = manager.get()
+    allowing = RecordingRenderer(decisions=["tool"])
+    await runner.start(make_turn(session, allowing, choice, tools=[mutating_tool(log)]))
+    assert log == ["ran"] and len(allowing.asked) == 1
+    # "Allow touch for this session" is remembered by the session's policy.
+    silent = RecordingRenderer()
+    await runner.start(make_turn(session, silent, choice, tools=[mutating_tool(log)]))
+    assert log == ["ran", "ran"] and silent.asked == []
+
+
+async def test_every_exception_is_shown_in_the_renderer(manager, renderer, scripted):
+    choice = scripted("m6", ScriptedModel([reply("x")]))
+    turn = make_turn(manager.get(), renderer, choice)
+
+    def broken_tools(current_step):
+        raise RuntimeError("tools exploded")
+
+    turn.build_tools = broken_tools
+    await runner.start(turn)  # never raises out of the task
+    assert renderer.errors == ["RuntimeError: tools exploded"] and renderer.states[-1] == "error"
+
+
+async def test_steer_and_follow_up_reach_the_run(manager, renderer, scripted):
+    model = ScriptedModel([tool_calls(call("look"), delay=0.02), reply("after steer"), reply("after follow-up")])
+    choice = scripted("m7", model)
+
+    async def look(args, signal):
+        await asyncio.sleep(0.05)
+        return "seen"
+
+    tool = AgentTool(name="look", description="", parameters=NoArgs, execute=look, read_only=True)
+    turn = make_turn(manager.get(), renderer, choice, tools=[tool])
+    task = runner.start(turn)
+    await asyncio.sleep(0.02)
+    assert renderer.on_steer("use a bar chart") and renderer.on_follow_up("then summarise")
+    await task
+    sent = [m.content for m in model.requests[1].context.messages if m.role == "user"]
+    assert sent[-1] == "use a bar chart"
+    assert model.requests[2].context.messages[-1].content == "then summarise"
+    assert renderer.on_steer("too late") is False
+
+
+async def test_wait_idle_is_shielded_from_cancellation(manager, scripted):
+    choice = scripted("m8", ScriptedModel([reply("done", delay=0.01)]))
+    session = manager.get()
+    task = runner.start(make_turn(session, RecordingRenderer(), choice))
+    waiter = asyncio.ensure_future(runner.wait_idle(session))
+    await asyncio.sleep(0.01)
+    waiter.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    await asyncio.wait_for(task, 5)
+    assert task.done() and not task.cancelled()
+
+
+async def test_hooks_called_from_a_subshell_thread_act_on_the_loop(manager, scripted):
+    # JupyterLab sends widget comm messages to a kernel subshell: clicks run on another thread.
+    model = ScriptedModel([tool_calls(call("look"), delay=0.02), reply("after steer"), ScriptedResponse(hang=True)])
+    choice = scripted("m9", model)
+
+    async def look(args, signal):
+        await asyncio.sleep(0.1)
+        return "seen"
+
+    tool = AgentTool(name="look", description="", parameters=NoArgs, execute=look, read_only=True)
+    first, second = RecordingRenderer(), RecordingRenderer()
+    session = manager.get()
+    task = runner.start(make_turn(session, first, choice, tools=[tool]))
+    await asyncio.sleep(0.02)
+    assert await asyncio.to_thread(first.on_steer, "from a subshell") is True
+    await task
+    assert model.requests[1].context.messages[-1].content == "from a subshell"
+    turn = make_turn(session, second, choice)
+    task = runner.start(turn)
+    await asyncio.sleep(0.05)
+    await asyncio.to_thread(second.on_stop)
+    await asyncio.wait_for(task, 5)
+    assert turn.result.reason == "aborted"
+    assert await asyncio.to_thread(second.on_steer, "too late") is False
+
+
+async def test_stop_from_a_subshell_while_python_runs_says_when_it_takes_effect(manager, scripted):
+    model = ScriptedModel([tool_calls(call("python", {"code": "busy()"})), reply("after")])
+    choice = scripted("m10", model)
+    renderer = RecordingRenderer()
+    clicked = []
+
+    async def python(args, signal):
+        # Agent-run code blocks the loop's thread; meanwhile the Stop click arrives on a subshell.
+        thread = __import__("threading").Thread(target=lambda: clicked.append(renderer.on_stop()))
+        thread.start()
+        thread.join()
+        return "done"
+
+    class Code(BaseModel):
+        code: str
+
+    tool = AgentTool(name="python", description="", parameters=Code, execute=python)
+    turn = make_turn(manager.get(), renderer, choice, tools=[tool], permissions="yolo")
+    await runner.start(turn)
+    assert runner.STOP_AFTER_CODE in renderer.notes
+    assert turn.result.reason == "aborted" and len(model.requests) == 1

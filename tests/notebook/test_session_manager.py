@@ -1,0 +1,74 @@
+from pathlib import Path
+
+import pytest
+
+from jupyter_agent.messages import UserMessage
+from jupyter_agent.notebook.session_manager import SessionManager, SessionNameError, check_session_name, notebook_path
+
+
+def test_notebook_path_from_the_jupyter_server(tmp_path):
+    assert notebook_path({}, {"JPY_SESSION_NAME": "/srv/work/analysis.ipynb"}) == Path("/srv/work/analysis.ipynb")
+    # Older servers pass the server-relative path; the kernel runs in the notebook's folder.
+    assert notebook_path({}, {"JPY_SESSION_NAME": "sub/analysis.ipynb"}, cwd=tmp_path) == tmp_path / "analysis.ipynb"
+    assert notebook_path({"__session__": "/a/b.ipynb"}, {}) == Path("/a/b.ipynb")
+
+
+def test_notebook_path_from_vs_code_else_unknown():
+    assert notebook_path({"__vsc_ipynb_file__": "/home/me/x.ipynb"}, {}) == Path("/home/me/x.ipynb")
+    assert notebook_path({}, {}) is None
+
+
+def test_session_names_are_checked():
+    assert check_session_name("main-2") == "main-2"
+    for bad in ("", "../x", "a/b", ".hidden", "x.jsonl"):
+        with pytest.raises(SessionNameError):
+            check_session_name(bad)
+
+
+def test_sessions_live_beside_the_notebook_and_are_reused(manager, tmp_path):
+    session = manager.get()
+    assert session.path == tmp_path / "analysis.agent" / "main.jsonl"
+    assert manager.get("main") is session
+    assert session.notebook == tmp_path / "analysis.ipynb" and session.workspace == tmp_path
+
+
+def test_without_a_notebook_sessions_go_to_the_working_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    manager = SessionManager({}, workspace_for=lambda folder: folder, env={})
+    try:
+        assert manager.get().path == tmp_path / "ipython.agent" / "main.jsonl"
+    finally:
+        manager.close()
+
+
+def test_new_session_gets_a_free_name_and_stays_current_after_a_restart(manager, tmp_path):
+    manager.get().store.append(UserMessage(content="old"))
+    fresh = manager.start_new()
+    assert fresh.name == "main-2" and fresh.store.messages() == []
+    manager.close()
+    restarted = SessionManager({}, workspace_for=lambda folder: folder,
+                               env={"JPY_SESSION_NAME": str(tmp_path / "analysis.ipynb")})
+    try:
+        assert restarted.current_name() == "main-2"
+    finally:
+        restarted.close()
+
+
+def test_branch_forks_the_transcript(manager):
+    main = manager.get()
+    with pytest.raises(SessionNameError):
+        manager.branch(main, "idea")  # nothing to fork yet
+    main.store.append(UserMessage(content="shared start"))
+    branch = manager.branch(main, "idea")
+    assert branch.name == "idea" and manager.current_name() == "idea"
+    assert [m.content for m in branch.store.messages()] == ["shared start"]
+    with pytest.raises(SessionNameError, match="already exists: continue it with -s idea"):
+        manager.branch(main, "idea")
+
+
+def test_policy_keeps_trust_across_modes(manager):
+    session = manager.get()
+    policy = session.policy_for("ask")
+    policy.trusted_tools.add("python")
+    assert session.policy_for("yolo") is policy and policy.mode == "yolo"
+    assert session.policy_for("ask").trusted_tools == {"python"}

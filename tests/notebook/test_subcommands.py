@@ -1,0 +1,101 @@
+"""``%agent SUBCOMMAND`` in an in-process IPython shell: errors, reports, sessions and branches."""
+
+import pytest
+from IPython.core.error import UsageError
+
+
+def error_of(ip, code):
+    result = ip.run_cell(code)
+    assert not result.success
+    return result.error_in_exec
+
+
+def test_unknown_subcommand_names_the_subcommands(ip):
+    error = error_of(ip, "%agent frobnicate")
+    assert str(error).startswith("unknown subcommand 'frobnicate'\nusage: %agent sessions | usage")
+
+
+def test_subcommand_argument_errors(ip):
+    assert "needs a message" in str(error_of(ip, "%agent steer"))
+    assert "no agent turn is running" in str(error_of(ip, "%agent steer go left"))
+    assert "takes a step number" in str(error_of(ip, "%agent undo last"))
+    assert "unexpected argument" in str(error_of(ip, "%agent usage extra"))
+
+
+def test_config_shows_settings_but_never_the_key(ip):
+    ip.run_cell('%config AgentMagics.api_key = "sk-secret-123"')
+    ip.run_cell('%config AgentMagics.model = "demo"')
+    try:
+        report = ip.run_line_magic("agent", "config")
+        assert "sk-secret-123" not in report.text and "AgentMagics.api_key (set)" in report.text
+        assert "model in use: demo (from configuration)" in report.text
+    finally:
+        ip.run_cell('%config AgentMagics.api_key = ""')
+        ip.run_cell('%config AgentMagics.model = ""')
+
+
+def test_model_subcommand_sets_the_sessions_model(ip):
+    assert "now uses `openai/gpt-4.1-mini`" in ip.run_line_magic("agent", "model openai/gpt-4.1-mini").markdown
+    assert ip.run_line_magic("agent", "model").markdown == "Model: `openai/gpt-4.1-mini` (from session)."
+    ip.run_line_magic("agent", "model demo")
+
+
+def test_empty_session_reports(ip):
+    assert "No sessions yet" in ip.run_line_magic("agent", "sessions").markdown
+    assert "is empty" in ip.run_line_magic("agent", "history").markdown
+    assert "not changed any file" in ip.run_line_magic("agent", "diff").markdown
+    assert "Nothing is running" in ip.run_line_magic("agent", "stop").markdown
+    assert "help" in repr(ip.run_line_magic("agent", "help"))
+
+
+@pytest.fixture
+def scripted_model(ip):
+    from jupyter_agent.notebook.model_resolution import register_model, unregister_model
+    from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
+
+    model = ScriptedModel([tool_calls(call("python", {"code": "print('hi')"})), reply("First answer."),
+                           reply("Second answer."), reply("Branch answer.")])
+    register_model("scripted", model, model.model("scripted"))
+    yield model
+    unregister_model("scripted")
+
+
+def test_turns_new_sessions_branches_and_the_reports(ip, scripted_model, capsys):
+    # Terminal IPython runs the turn in the foreground; readonly denies the python call.
+    assert ip.run_cell("%%agent -m scripted -p readonly -s notes\nFirst question").success
+    assert "First answer." in capsys.readouterr().out
+    history = ip.run_line_magic("agent", "history -s notes")
+    assert "**You:** First question" in history.markdown and "→ `python`" in history.markdown
+    assert "denied (read-only mode)" in history.markdown
+    assert "messages 0" not in ip.run_line_magic("agent", "usage -s notes").text
+
+    assert ip.run_cell("%%agent -m scripted --new -s notes\nFresh start").success
+    assert ip.run_line_magic("agent", "sessions").markdown.count("(current)") == 1
+    assert "notes-2 (current)" in ip.run_line_magic("agent", "sessions").markdown
+    assert [m.role for m in scripted_model.requests[2].context.messages] == ["user"]  # a fresh transcript
+
+    assert ip.run_cell("%%agent -m scripted --branch idea\nWhat if?").success
+    assert [m.role for m in scripted_model.requests[3].context.messages] == ["user", "assistant", "user"]
+    assert "idea (current)" in ip.run_line_magic("agent", "sessions").markdown
+    ip.run_cell("%%agent -m scripted --branch idea\nagain")
+    assert "already exists" in str(ip.run_cell("%%agent -m scripted --branch idea\nagain").error_in_exec)
+
+
+def test_diff_and_undo_of_what_the_agent_wrote(ip, tmp_path):
+    import os
+
+    from jupyter_agent.notebook.model_resolution import register_model, unregister_model
+    from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
+
+    target = os.path.join(os.getcwd(), "report.md")
+    model = ScriptedModel([tool_calls(call("write", {"path": "report.md", "content": "# Findings\n"})), reply("Written.")])
+    register_model("writer", model, model.model("writer"))
+    try:
+        assert ip.run_cell("%%agent -m writer -p yolo -s files\nWrite a report").success
+    finally:
+        unregister_model("writer")
+    assert open(target).read() == "# Findings\n"
+    diff = ip.run_line_magic("agent", "diff -s files")
+    assert "**created**" in diff.markdown and "+# Findings" in diff.markdown
+    assert "Restored the files of step 1" in ip.run_line_magic("agent", "undo").markdown
+    assert not os.path.exists(target)

@@ -1,0 +1,54 @@
+"""Test doubles for turns: a renderer that records what it is told, and a Turn builder."""
+
+from __future__ import annotations
+
+from jupyter_agent.notebook.runner import Turn, TurnSettings
+
+
+class RecordingRenderer:
+    """Stands in for the panel: records what it is told and answers approvals from a script."""
+
+    def __init__(self, decisions=()):
+        self.events = []
+        self.states = []
+        self.notes = []
+        self.errors = []
+        self.decisions = list(decisions)
+        self.asked = []
+        self.flushed = 0
+        self.on_stop = self.on_steer = self.on_follow_up = None
+
+    def handle(self, event):
+        self.events.append(event)
+
+    def set_state(self, state, detail=""):
+        self.states.append(state)
+
+    def note(self, text):
+        self.notes.append(text)
+
+    def show_error(self, error):
+        self.errors.append(error)
+
+    def flush(self):
+        self.flushed += 1
+
+    async def ask(self, request):
+        self.asked.append(request)
+        return self.decisions.pop(0) if self.decisions else "deny"
+
+    @property
+    def types(self):
+        return [event.type for event in self.events]
+
+    @property
+    def text(self):
+        return "".join(event.delta for event in self.events if event.type == "text_delta")
+
+
+def make_turn(session, renderer, choice, prompt="hello", tools=(), permissions="ask", **settings):
+    return Turn(
+        prompt=prompt, session=session, renderer=renderer, choice=choice,
+        settings=TurnSettings(permissions=permissions, **settings),
+        build_tools=lambda current_step: list(tools), build_system=lambda resolved, tool_list: "system",
+    )
