@@ -145,7 +145,23 @@ class CapturingDisplayHook(_Forwarding):
         if "image/png" not in data and is_figure(value):
             data = {**data, "image/png": figure_png(value)}
             self._sink.rendered_figures.add(id(value))
+        elif "image/png" not in data:
+            # Terminal IPython disables its PNG formatter; a vision model still wants the image.
+            png = _own_png(value)
+            if png is not None:
+                data = {**data, "image/png": png}
         self._sink.add_bundle(data, prefix="Out: ")
+
+
+def _own_png(value: Any) -> bytes | None:
+    method = getattr(type(value), "_repr_png_", None)
+    if method is None:
+        return None
+    try:
+        png = method(value)
+    except Exception:  # noqa: BLE001 - a broken repr just means no image
+        return None
+    return png if isinstance(png, (bytes, bytearray)) else None
 
 
 @contextmanager
