@@ -32,6 +32,8 @@ class AgentConfig:
     bash_timeout: float = 120.0
     recent_cells: int = 6
     wait: bool = False
+    memory: bool = False
+    delegate: bool = False
 
     @classmethod
     def from_magics(cls, magics: Any, env: Mapping[str, str] | None = None) -> "AgentConfig":

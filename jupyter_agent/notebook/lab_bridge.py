@@ -14,6 +14,8 @@ from typing import Any
 from jupyter_agent.notebook import runner
 
 NOTHING_RUNNING = "No agent is running."
+MATERIALIZE_OFFLINE = ("The JupyterLab extension is not connected any more: "
+                       "run %agent materialize in a cell to get the code.")
 
 
 class LabBridge:
@@ -55,4 +57,27 @@ class LabBridge:
     def turn_finished(self, turn: Any, status: str, steps: int) -> None:
         from jupyter_agent.notebook.comm import target_for
 
-        target_for(self.shell).send_run_finished(turn.session.name, turn.cell_id, status=status, steps=steps)
+        target = target_for(self.shell)
+        target.send_run_finished(turn.session.name, turn.cell_id, status=status, steps=steps)
+        self._offer_materialize(turn, target)
+
+    def _offer_materialize(self, turn: Any, target: Any) -> None:
+        """A "Materialize" button on the finished panel, when the extension can insert cells."""
+        offer = getattr(turn.renderer, "offer_materialize", None)  # only the widget panel has buttons
+        if offer is None or not target.connected:
+            return
+        from jupyter_agent.notebook.comm import python_cells
+
+        model = turn.resolved.model.id if turn.resolved is not None else None
+        cells = python_cells(turn.new_messages(), session=turn.session.name, model=model)
+        if not cells:
+            return
+        count = f"{len(cells)} cell{'s' if len(cells) != 1 else ''}"
+
+        def materialize() -> str:
+            # A click cannot fall back to set_next_input: that works only while a cell executes.
+            if target.send_materialize(cells, turn.cell_id):
+                return f"Inserting {count} below the agent cell."
+            return MATERIALIZE_OFFLINE
+
+        offer(len(cells), materialize)

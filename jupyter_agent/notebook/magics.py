@@ -49,6 +49,10 @@ class AgentMagics(Magics):
     bash_timeout = Float(120.0, help="Seconds before a bash command is killed.").tag(config=True)
     recent_cells = Int(6, help="Recent cells (In/Out) given to the agent as context.").tag(config=True)
     wait = Bool(False, help="Block each %%agent cell until its turn ends (headless runs always do).").tag(config=True)
+    memory = Bool(False, help="Keep durable facts about this notebook across sessions (<notebook>.agent/memory/): "
+                              "the index goes into every request and each turn ends with an extraction request.").tag(config=True)
+    delegate = Bool(False, help="Give the agent the delegate tool: sub-agents with fresh contexts and read-only tools "
+                                "run sub-tasks within the turn's budget.").tag(config=True)
     preload = Bool(True, help="Import litellm in a background thread at %load_ext.").tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
@@ -71,6 +75,12 @@ class AgentMagics(Magics):
     @argument("--wait", action="store_const", const=True, dest="wait", default=None,
               help="block the cell until the turn ends")
     @argument("--no-wait", action="store_const", const=False, dest="wait", help="return at once")
+    @argument("--memory", action="store_const", const=True, dest="memory", default=None,
+              help="use and update the notebook's memory in this turn")
+    @argument("--no-memory", action="store_const", const=False, dest="memory", help="no memory in this turn")
+    @argument("--delegate", action="store_const", const=True, dest="delegate", default=None,
+              help="let the agent hand sub-tasks to sub-agents")
+    @argument("--no-delegate", action="store_const", const=False, dest="delegate", help="no sub-agents in this turn")
     @argument("-h", "--help", action="store_true", help="show this help")
     def agent_cell(self, line: str, cell: str) -> None:
         """Run an agent turn; the cell body is the prompt."""
@@ -127,6 +137,7 @@ class AgentMagics(Magics):
         config = AgentConfig.from_magics(self)
         # Imported here, in the cell's time, rather than in the turn's first step on the
         # background loop, where it would stall the notebook for tens of milliseconds.
+        import jupyter_agent.notebook.turn_features  # noqa: F401
         import jupyter_agent.runtime  # noqa: F401
         from jupyter_agent.session import SessionLockedError
 
@@ -146,6 +157,8 @@ class AgentMagics(Magics):
             max_spend=args.max_spend if args.max_spend is not None else config.max_spend,
             tools=tools, api_key=config.api_key or None, api_base=config.api_base or None,
             data_policy=config.data_policy, sample_rows=config.sample_rows, bash_timeout=config.bash_timeout,
+            memory=config.memory if args.memory is None else args.memory,
+            delegate=config.delegate if args.delegate is None else args.delegate,
         )
         renderer = frontend.make_renderer(mode, model_label=_label(choice), session=session.name,
                                           context_window=None, demo=choice.is_demo)
@@ -189,8 +202,8 @@ class AgentMagics(Magics):
 
     @line_magic("agent")
     def agent_line(self, line: str) -> Any:
-        """%agent sessions | usage | history | steer TEXT | follow-up TEXT | stop | wait |
-        undo [STEP] | diff | model [NAME] | config | materialize [SESSION] | help"""
+        """%agent sessions | usage | history | plan | memory [show NAME | delete NAME] | steer TEXT |
+        follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] | config | materialize [SESSION] | help"""
         from jupyter_agent.notebook.subcommands import run_subcommand
 
         return run_subcommand(self, line)

@@ -6,7 +6,8 @@ strong reference (asyncio keeps only weak ones), waits its session's FIFO lock s
 session run in cell order ("waiting for the turn above"), routes the kernel's Interrupt to the
 run while it is active, and catches every exception into the renderer: an unreferenced task's
 error would land in no cell. ``run_in_foreground`` runs the same turn to completion for
-``--wait``, headless execution and terminal IPython.
+``--wait``, headless execution and terminal IPython. The task plan, memory and delegation are
+added to each turn by ``turn_features``.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ class TurnSettings:
     data_policy: str = "sample"
     sample_rows: int = 5
     bash_timeout: float = 120.0
+    memory: bool = False  # opt-in: durable facts beside the notebook (see turn_features)
+    delegate: bool = False  # opt-in: the delegate tool and its sub-agents
 
 
 @dataclass(eq=False)  # identity semantics: a turn is a key of the interrupt router
@@ -60,6 +63,9 @@ class Turn:
     on_finished: Callable[["Turn", str, int], Any] | None = None
     task: asyncio.Task | None = None
     run: Any = None
+    resolved: ResolvedModel | None = None
+    features: Any = None  # TurnFeatures: plan, memory, delegation
+    prior_count: int = 0  # messages the session held before this turn
     stop_requested: bool = False
     error: BaseException | None = None
     result: Any = None
@@ -108,9 +114,15 @@ class Turn:
     def follow_up(self, text: str) -> bool:
         return self._deliver(text, "follow_up")
 
+    def new_messages(self) -> list:
+        """The messages this turn added (empty until it has a result)."""
+        return list(self.result.messages[self.prior_count:]) if self.result is not None else []
+
     def _interrupt(self) -> None:
         if self.run is not None:
             self.run.interrupt()
+        if self.features is not None:
+            self.features.stop()
 
     def _deliver(self, text: str, kind: str) -> bool:
         run = self.run
@@ -216,34 +228,43 @@ async def execute(turn: Turn) -> None:
 
 
 async def _run(turn: Turn) -> None:
+    from jupyter_agent.notebook.turn_features import TurnFeatures
     from jupyter_agent.runtime import run_agent
+    from jupyter_agent.runtime.compaction import summary_message
 
     session, renderer, settings = turn.session, turn.renderer, turn.settings
     _safely(renderer.set_state, "running")
-    resolved = await _resolve(turn)
-    _safely(_show_model, renderer, resolved)
+    resolved = turn.resolved = await _resolve(turn)
+    _safely(renderer.set_model, resolved.label, resolved.model.context_window)
     if turn.stop_requested:
         _safely(renderer.set_state, "stopped", STOPPED_BEFORE_START)
         return
     session.renderer = renderer
     store = session.store
-    recorder = store.recorder(snapshots=session.snapshots)
+    # The runtime's framing of a compaction summary, so a resumed session shows the model the same.
+    recorder = store.recorder(snapshots=session.snapshots, summary_message=summary_message)
     tools = turn.build_tools(lambda: recorder.current_step or 0)
+    features = turn.features = TurnFeatures.build(session, settings, renderer, resolved, tools)
+    tools = [*tools, *features.tools]
     system = turn.build_system(resolved, tools)
     policy = session.policy_for(settings.permissions)
     store.record_request(resolved.model, {"max_steps": settings.max_steps, "max_spend_usd": settings.max_spend,
                                           "permissions": settings.permissions})
+    prior = store.messages()
+    turn.prior_count = len(prior)
     run = run_agent(
         model=resolved.model,
         prompt=turn.prompt,
         system=system,
         tools=tools,
-        messages=store.messages(),
+        messages=prior,
         stream_fn=resolved.stream_fn,
         max_steps=settings.max_steps,
         max_spend_usd=settings.max_spend,
         permissions=policy,
+        prepare_step=features.prepare_step(system),
     )
+    features.attach(run)
     turn.run = run
     session.run = run
     run.add_listener(recorder.record)
@@ -252,6 +273,8 @@ async def _run(turn: Turn) -> None:
     if turn.stop_requested:
         run.interrupt()
     turn.result = await run.result()
+    if not turn.stop_requested:
+        await features.after_turn(turn.result, turn.prior_count, resolved, store)
 
 
 async def _resolve(turn: Turn) -> ResolvedModel:
@@ -269,17 +292,6 @@ async def _resolve(turn: Turn) -> ResolvedModel:
     finally:
         if waiting:
             _safely(turn.renderer.note, "")
-
-
-def _show_model(renderer: Any, resolved: ResolvedModel) -> None:
-    """The footer's context gauge needs the window, known only once the model is resolved."""
-    setter = getattr(renderer, "set_model", None)
-    if setter is not None:
-        setter(resolved.label, resolved.model.context_window)
-        return
-    status = getattr(renderer, "footer", None) or getattr(renderer, "status", None)
-    if status is not None and getattr(status, "context_window", None) is None:
-        status.context_window = resolved.model.context_window
 
 
 def _outcome(turn: Turn) -> tuple[str, int]:
@@ -302,7 +314,6 @@ def _safely(method: Callable, *args: Any) -> None:
         method(*args)
     except Exception:  # noqa: BLE001
         pass
-
 
 
 def turns_of(session: Any) -> list[Turn]:

@@ -179,8 +179,13 @@ class SessionManager:
             raise SessionNameError(f"session {name!r} already exists: continue it with -s {name}")
         if source.store.tip is None:
             raise SessionNameError(f"session {source.name!r} has nothing to branch from yet")
+        from jupyter_agent.session.plan_file import PlanFile
+
         forked = source.store.fork(path)
         forked.close()  # reopened (and locked) by get()
+        plan = PlanFile(source.path)
+        if plan.path.exists():
+            plan.copy_to(path)  # the branch continues the same task
         self.set_current(name)
         return self.get(name)
 

@@ -15,29 +15,18 @@ from IPython.core.error import UsageError
 
 from jupyter_agent.notebook import runner
 from jupyter_agent.notebook.config import AgentConfig
+from jupyter_agent.notebook.feature_commands import memory_command, plan_report
 from jupyter_agent.notebook.model_resolution import choose_model
+from jupyter_agent.notebook.report import Report
 
 USAGE = """\
-usage: %agent sessions | usage | history | steer TEXT | follow-up TEXT | stop | wait |
-              undo [STEP] | diff | model [NAME] | config | materialize [SESSION] | help
-usage, history, stop, wait and diff take -s/--session NAME (default: the session of the latest
-%%agent cell, else the current one)."""
+usage: %agent sessions | usage | history | plan | memory [show NAME | delete NAME] |
+              steer TEXT | follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] |
+              config | materialize [SESSION] | help
+usage, history, plan, stop, wait and diff take -s/--session NAME (default: the session of the
+latest %%agent cell, else the current one)."""
 HISTORY_CHARS = 600  # per message in %agent history: enough to recognise it
 HISTORY_LINES = 8
-
-
-class Report:
-    """Rich in notebooks (Markdown), readable in terminals (plain text)."""
-
-    def __init__(self, markdown: str, text: str | None = None) -> None:
-        self.markdown = markdown
-        self.text = text if text is not None else markdown
-
-    def _repr_markdown_(self) -> str:
-        return self.markdown
-
-    def __repr__(self) -> str:
-        return self.text
 
 
 def run_subcommand(magics: Any, line: str) -> Report | None:
@@ -248,6 +237,14 @@ def _config(magics: Any, tokens: list[str], raw: str) -> Report:
     return Report(f"```\n{text}\n```", text)
 
 
+def _plan(magics: Any, tokens: list[str], raw: str) -> Report:
+    return plan_report(session_from(magics, tokens))
+
+
+def _memory(magics: Any, tokens: list[str], raw: str) -> Report:
+    return memory_command(magics.sessions.folder, tokens, USAGE)
+
+
 def _materialize(magics: Any, tokens: list[str], raw: str) -> Report:
     """The last turn's Python code as cells (through the lab extension, else the next input)."""
     from jupyter_agent.notebook.comm import materialize_last_turn
@@ -264,6 +261,8 @@ HANDLERS: dict[str, Callable[..., Report | None]] = {
     "sessions": _sessions,
     "usage": _usage,
     "history": _history,
+    "plan": _plan,
+    "memory": _memory,
     "steer": _steer,
     "follow-up": _follow_up,
     "stop": _stop,

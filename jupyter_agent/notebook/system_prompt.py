@@ -79,6 +79,9 @@ _TOOL_HELP = {
     "edit": "replace exact text in a file (read it first)",
     "write": "create or overwrite a file (read an existing one first)",
     "bash": "run a shell command in the workspace",
+    "plan": "keep an ordered checklist of a multi-step task (the user sees it above your answer)",
+    "memory": "read, save or delete durable notes about this notebook (their index is below)",
+    "delegate": "hand self-contained sub-tasks to sub-agents with fresh contexts and read-only tools",
 }
 
 

@@ -187,6 +187,24 @@ def test_materialize_inserts_the_code_below_the_agent_cell_with_provenance(page,
     assert json.dumps(sources_after[2])[1:-1] in session  # the very code the agent ran
 
 
+def test_the_materialize_button_of_a_finished_panel_inserts_its_code(page, lab):
+    sources = ["%load_ext jupyter_agent", "%%agent -p yolo -s button\nShow me what is in my kernel.", "print('after')"]
+    notebook = open_notebook(page, lab, "button.ipynb", sources)
+    run_cells(page, notebook, 1)
+    # The button is offered when the turn ends with the extension connected.
+    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    page.keyboard.press("Shift+Enter")
+    panel = notebook.locator(".ja-panel.ja-state-done")
+    panel.wait_for()
+    panel.get_by_role("button", name="Materialize 1 cell").click()  # the click reaches a kernel subshell
+    panel.get_by_text("Inserting 1 cell below the agent cell.").wait_for()
+    notebook.locator(".jp-Cell").nth(3).wait_for()
+    screenshot(page, "materialize-button")
+    cells = saved_cells(page, lab, "button.ipynb", 4)
+    assert ["".join(cell["source"]) for cell in cells][3] == "print('after')"
+    assert cells[2]["metadata"]["jupyter_agent"] == {"session": "button", "step": 2, "model": "offline-demo"}
+
+
 def test_the_sessions_view_lists_the_session_and_opens_its_transcript(page, lab):
     notebook = open_notebook(page, lab, "sessions.ipynb", ["%load_ext jupyter_agent",
                                                            "%%agent -p yolo -s review\nSummarize my kernel."])

@@ -123,7 +123,8 @@ def test_a_second_cell_waits_for_the_first(kernel):
     first, _ = kernel.agent_cell("-m serial -s serial", "first question")
     second, reply = kernel.agent_cell("-m serial -s serial", "second question")
     assert reply.ok  # returned at once, queued behind the first
-    assert "waiting for the turn above" in kernel.widget_text(second)
+    # The footer says so until the first turn ends (its update may trail the cell's reply).
+    kernel.wait_for(lambda: "waiting for the turn above" in kernel.widget_text(second), timeout=5, what="waiting")
     kernel.wait_turn("serial")
     assert kernel.evaluate("[m.role for m in m2.requests[1].context.messages]") == "['user', 'assistant', 'user']"
     assert "second answer" in kernel.widget_text(second) and "second answer" not in kernel.widget_text(first)

@@ -35,7 +35,8 @@ def test_help_lists_every_option(ip, capsys):
     out = capsys.readouterr().out
     assert out.startswith("usage: %%agent")
     for option in ("--model", "--session", "--new", "--branch", "--permissions", "--max-steps",
-                   "--max-spend", "--tools", "--wait", "--no-wait"):
+                   "--max-spend", "--tools", "--wait", "--no-wait", "--memory", "--no-memory", "--delegate",
+                   "--no-delegate"):
         assert option in out
 
 
@@ -58,3 +59,29 @@ def test_a_session_another_writer_holds_is_a_short_error(ip):
         assert isinstance(error, UsageError) and "already open for writing" in str(error)
     finally:
         holder.close()
+
+
+def test_memory_and_delegation_follow_the_traitlets_unless_a_cell_says_otherwise(ip, capsys):
+    import json
+
+    from jupyter_agent.notebook.model_resolution import register_model, unregister_model
+    from jupyter_agent.testing.scripted import ScriptedModel, reply
+
+    fact = {"memories": [{"name": "colors", "summary": "The user likes green plots", "content": "Plot in green."}]}
+    model = ScriptedModel([reply("Noted."), reply(json.dumps(fact)), reply("Not remembered."), reply("Plain.")])
+    register_model("traits", model, model.model("traits"))
+    ip.run_cell("%config AgentMagics.memory = True")
+    ip.run_cell("%config AgentMagics.delegate = True")
+    try:
+        assert ip.run_cell("%%agent -m traits -s traits\nI like green plots").success
+        assert ip.run_cell("%%agent -m traits -s traits --no-memory --no-delegate\nAnd now?").success
+    finally:
+        ip.run_cell("%config AgentMagics.memory = False")
+        ip.run_cell("%config AgentMagics.delegate = False")
+        unregister_model("traits")
+    tools = [[tool.name for tool in request.context.tools] for request in model.requests]
+    assert "memory" in tools[0] and "delegate" in tools[0]
+    assert "memory" not in tools[2] and "delegate" not in tools[2] and len(model.requests) == 3
+    assert "colors: The user likes green plots" in ip.run_line_magic("agent", "memory").text
+    assert "memory created: colors" in capsys.readouterr().out  # the terminal renderer says what it saved
+    ip.run_line_magic("agent", "memory delete colors")

@@ -182,3 +182,35 @@ async def test_stop_from_a_subshell_while_python_runs_says_when_it_takes_effect(
     await runner.start(turn)
     assert runner.STOP_AFTER_CODE in renderer.notes
     assert turn.result.reason == "aborted" and len(model.requests) == 1
+
+
+async def test_a_resumed_session_shows_the_model_the_summary_framed_as_the_runtime_did(manager, tmp_path):
+    from jupyter_agent.messages import Usage
+    from jupyter_agent.notebook.model_resolution import register_model, unregister_model
+    from jupyter_agent.notebook.session_manager import SessionManager
+    from jupyter_agent.runtime.compaction import SUMMARY_OPEN
+
+    async def look(args, signal):
+        return "seen"
+
+    tool = AgentTool(name="look", description="", parameters=NoArgs, execute=look, read_only=True)
+    full = Usage(input=90_000, output=5)  # over 80 % of the 100k window: compaction after the tools
+    model = ScriptedModel([reply("first"), tool_calls(*[call("look") for _ in range(10)], usage=full),
+                           reply("SUMMARY OF EARLIER WORK"), reply("second"), reply("third")])
+    register_model("compacting", model, model.model("compacting", context_window=100_000))
+    choice = runner.ModelChoice("compacting", "option")
+    try:
+        session = manager.get()
+        await runner.start(make_turn(session, RecordingRenderer(), choice, prompt="hello"))
+        turn = make_turn(session, RecordingRenderer(), choice, prompt="work", tools=[tool])
+        await runner.start(turn)
+        assert turn.result.compactions == 1
+        manager.close()  # the kernel restarts: a new manager reads the session file
+        resumed = SessionManager({}, workspace_for=lambda folder: folder, env=manager.env)
+        await runner.start(make_turn(resumed.get(), RecordingRenderer(), choice, prompt="again"))
+        resumed.close()
+    finally:
+        unregister_model("compacting")
+    sent = model.requests[-1].context.messages
+    assert sent[1].content == SUMMARY_OPEN + "SUMMARY OF EARLIER WORK" + "\n</compacted-history>"
+    assert sent[0].content == "hello" and sent[-1].content == "again"

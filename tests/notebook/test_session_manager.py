@@ -62,6 +62,19 @@ def test_branch_forks_the_transcript(manager):
     branch = manager.branch(main, "idea")
     assert branch.name == "idea" and manager.current_name() == "idea"
     assert [m.content for m in branch.store.messages()] == ["shared start"]
+    assert not branch.path.with_name("idea.plan.json").exists()  # no plan to copy
+
+
+def test_branch_copies_the_plan(manager):
+    from jupyter_agent.session.plan_file import PlanFile
+
+    main = manager.get()
+    main.store.append(UserMessage(content="start"))
+    plan = PlanFile(main.path).state()
+    plan.replace([{"text": "Load", "status": "in_progress"}])
+    branch = manager.branch(main, "idea")
+    plan.update([{"id": "1", "status": "done"}])  # later changes stay in main
+    assert [(i.text, i.status) for i in PlanFile(branch.path).load().items] == [("Load", "in_progress")]
     with pytest.raises(SessionNameError, match="already exists: continue it with -s idea"):
         manager.branch(main, "idea")
 

@@ -16,6 +16,10 @@ class RecordingRenderer:
         self.decisions = list(decisions)
         self.asked = []
         self.flushed = 0
+        self.models = []  # (label, context_window)
+        self.plans = []  # plan_markdown of every plan shown
+        self.memory_changes = []
+        self.child_events = []  # (child_id, event type)
         self.on_stop = self.on_steer = self.on_follow_up = None
 
     def handle(self, event):
@@ -32,6 +36,20 @@ class RecordingRenderer:
 
     def flush(self):
         self.flushed += 1
+
+    def set_model(self, label, context_window):
+        self.models.append((label, context_window))
+
+    def show_plan(self, plan):
+        from jupyter_agent.tools.plan import plan_markdown
+
+        self.plans.append(plan_markdown(plan))
+
+    def memory_saved(self, *changes):
+        self.memory_changes.extend(changes)
+
+    def child_event(self, child_id, event):
+        self.child_events.append((child_id, event.type))
 
     async def ask(self, request):
         self.asked.append(request)

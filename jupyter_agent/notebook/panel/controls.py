@@ -12,6 +12,8 @@ from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
 
 _PLACEHOLDER = "Message the agent…"
+# Drawn by the stylesheet: an emoji hourglass shows as a box where no emoji font is installed.
+SPINNER = '<span class="ja-spinner"></span>'
 
 
 class Controls:
@@ -91,7 +93,7 @@ class Controls:
             self.queue_html.value = ""
             return
         lines = [
-            f"⏳ queued {'steer' if delivery == 'steer' else 'follow-up'}: {escape(text)}"
+            f"{SPINNER}queued {'steer' if delivery == 'steer' else 'follow-up'}: {escape(text)}"
             for delivery, text in self.queued
         ]
         self.queue_html.value = "<br>".join(lines)

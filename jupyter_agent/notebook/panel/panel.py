@@ -15,11 +15,14 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.approval_bar import ApprovalBar
+from jupyter_agent.notebook.panel.child_card import ChildCards
 from jupyter_agent.notebook.panel.coalescer import Clock, Coalescer, LoopClock
 from jupyter_agent.notebook.panel.column import GrowingColumn
 from jupyter_agent.notebook.panel.controls import Controls
 from jupyter_agent.notebook.panel.footer import Footer
 from jupyter_agent.notebook.panel.inline import escape
+from jupyter_agent.notebook.panel.memory_view import MemoryView
+from jupyter_agent.notebook.panel.plan_view import PlanView
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
 from jupyter_agent.notebook.panel.status import TERMINAL, finish_state
 from jupyter_agent.notebook.panel.style import style_html
@@ -38,6 +41,11 @@ _HTML_PER_CHAR = 1.25
 FOOTER_TICK = 5.0
 
 
+def _controls_hook(name: str) -> property:
+    """A hook of the controls (Stop, Steer, Follow-up), settable on the panel."""
+    return property(lambda self: getattr(self.controls, name), lambda self, hook: setattr(self.controls, name, hook))
+
+
 class AgentPanel:
     """The live view of one `%%agent` turn; `widget` is what the cell displays."""
 
@@ -47,22 +55,24 @@ class AgentPanel:
         self._shared = Shared()
         self._body = GrowingColumn(css_class="ja-body", layout=self._shared.layout)
         self.approval = ApprovalBar(self._shared)
+        # Made on first use: most turns have no plan, no memory changes and no code to materialize.
+        self.plan: PlanView | None = None
+        self.memory: MemoryView | None = None
+        self.materialize_button: W.Button | None = None
         self._error = self._shared.html("", "ja-error", HIDDEN)
         self._note = self._shared.html("", "ja-note", HIDDEN)
         self.controls = Controls(note=self.note, shared=self._shared)
         self.footer = Footer(model_label=model_label, session=session, context_window=context_window,
                              demo=demo, clock=self._clock.now, shared=self._shared)
-        stylesheet = self._shared.html(style_html(), "ja-hidden-style")
-        self.widget = self._shared.vbox(
-            [stylesheet, self._body.root, self.approval.widget, self._error, self._note,
-             self.controls.widget, self.footer.widget],
-            "ja-panel", "ja-state-running",
-        )
+        self._stylesheet = self._shared.html(style_html(), "ja-hidden-style")
+        self.widget = self._shared.vbox(self._sections(), "ja-panel", "ja-state-running")
         self._coalescer = Coalescer(self._render_streams, ready=self._update_is_worth_it,
                                     max_interval=MAX_LAG, clock=self._clock)
         self._text: MarkdownStream | None = None
         self._thinking: MarkdownStream | None = None
         self._cards: dict[str, ToolCard] = {}
+        self.children = ChildCards(shared=self._shared, clock=self._clock.now, flush=self._coalescer.flush,
+                                   poke=self._coalescer.poke, place=self._place_child)
         self._errors: list[str] = []
         self._footer_shown_at = self._clock.now()
         self.state = "running"
@@ -77,29 +87,9 @@ class AgentPanel:
         }
 
     # Hooks the integration installs; the buttons call them.
-    @property
-    def on_stop(self) -> Callable[[], None] | None:
-        return self.controls.on_stop
-
-    @on_stop.setter
-    def on_stop(self, hook: Callable[[], None] | None) -> None:
-        self.controls.on_stop = hook
-
-    @property
-    def on_steer(self) -> Callable[[str], bool] | None:
-        return self.controls.on_steer
-
-    @on_steer.setter
-    def on_steer(self, hook: Callable[[str], bool] | None) -> None:
-        self.controls.on_steer = hook
-
-    @property
-    def on_follow_up(self) -> Callable[[str], bool] | None:
-        return self.controls.on_follow_up
-
-    @on_follow_up.setter
-    def on_follow_up(self, hook: Callable[[str], bool] | None) -> None:
-        self.controls.on_follow_up = hook
+    on_stop = _controls_hook("on_stop")
+    on_steer = _controls_hook("on_steer")
+    on_follow_up = _controls_hook("on_follow_up")
 
     @property
     def cards(self) -> list[ToolCard]:
@@ -151,6 +141,56 @@ class AgentPanel:
         """Render any buffered text now (end of a run, before structural changes)."""
         self._coalescer.flush()
         self.footer.refresh()
+
+    def set_model(self, label: str, context_window: int | None) -> None:
+        """The resolved model: its name, and the window the context gauge measures against."""
+        self.footer.model_label = label
+        self.footer.context_window = context_window
+        self.footer.refresh()
+
+    def show_plan(self, plan: Any) -> None:
+        """The task plan (a ``PlanState``), above the transcript; hidden while it is empty."""
+        if self.plan is None:
+            if not getattr(plan, "items", None):
+                return
+            self.plan = PlanView(self._shared)
+            self._arrange()
+        self.plan.show(plan)
+
+    def memory_saved(self, *changes: Any) -> None:
+        """Memory changes (``MemoryChange``), each shown with an Undo button."""
+        if not changes:
+            return
+        if self.memory is None:
+            self.memory = MemoryView(self._shared)
+            self._arrange()
+        self.memory.add(*changes)
+
+    def child_event(self, child_id: str, event: Any) -> None:
+        """An event of a sub-agent: shown in its card, nested under the delegate call."""
+        try:
+            self.children.handle(child_id, event)
+        except Exception as exc:  # noqa: BLE001 - a display problem must not end the sub-agent
+            self.show_error(f"panel could not show a sub-agent's {getattr(event, 'type', '?')} event: "
+                            f"{fmt.error_text(exc)}")
+
+    def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
+        """A "Materialize" button for a finished turn; ``materialize()`` says what it did."""
+        label = f"Materialize {cells} cell{'s' if cells != 1 else ''}"
+        button = self._shared.button(label, icon="plus-square", _dom_classes=("ja-materialize",),
+                                     tooltip="Insert the Python code the agent ran as cells below this one")
+        button.on_click(lambda _button: self.note(materialize()))
+        self.materialize_button = button
+        self._arrange()
+
+    def _sections(self) -> list[W.Widget]:
+        parts = [self._stylesheet, self.plan and self.plan.widget, self._body.root, self.memory and self.memory.widget,
+                 self.approval.widget, self._error, self._note, self.materialize_button, self.controls.widget,
+                 self.footer.widget]
+        return [part for part in parts if part is not None]
+
+    def _arrange(self) -> None:
+        self.widget.children = tuple(self._sections())
 
     # Event handlers
     def _on_run_start(self, event: Any) -> None:
@@ -244,7 +284,8 @@ class AgentPanel:
                               style=self._shared.style(HTMLStyle))
 
     def _streams(self) -> list[MarkdownStream]:
-        return [stream for stream in (self._text, self._thinking) if stream is not None]
+        own = [stream for stream in (self._text, self._thinking) if stream is not None]
+        return own + self.children.streams()
 
     def _render_streams(self) -> None:
         # Runs from a loop timer too, where an exception would land in no cell: show it here.
@@ -268,9 +309,17 @@ class AgentPanel:
         if self._text is None and self._thinking is None:
             return
         self._coalescer.flush()
-        for stream in self._streams():
-            stream.close()
+        for stream in (self._text, self._thinking):
+            if stream is not None:
+                stream.close()
         self._text = self._thinking = None
+
+    def _place_child(self, widget: W.Widget) -> None:
+        card = self._open_card("delegate")
+        if card is not None:
+            card.nest(widget)
+        else:  # events of a sub-agent whose call has no card (should not happen): still show them
+            self._body.append(widget)
 
     def _open_card(self, tool_name: Any) -> ToolCard | None:
         for card in reversed(self._cards.values()):

@@ -42,6 +42,7 @@ class StaticRenderer:
         self._display = display
         self._parts: list[tuple[str, Any]] = []  # ("md", text) | ("image", (bytes, mime))
         self._text: list[str] = []
+        self._plan = ""  # the latest plan, shown once when the turn ends
         self._handlers: dict[str, Callable[[Any], None]] = {
             "run_start": lambda e: self.status.start(getattr(e, "step_budget", None)),
             "step_start": self._on_step_start, "text_delta": lambda e: self._text.append(e.delta),
@@ -98,6 +99,30 @@ class StaticRenderer:
         if markdown:
             display(_markdown("\n\n".join(markdown)))
 
+    def set_model(self, label: str, context_window: int | None) -> None:
+        self.status.model_label = label
+        self.status.context_window = context_window
+
+    def show_plan(self, plan: Any) -> None:
+        """Kept until the turn ends: one checklist in the output, the final one."""
+        from jupyter_agent.tools.plan import plan_markdown
+
+        done = sum(item.status == "done" for item in plan.items)
+        self._plan = f"**Plan** ({done}/{len(plan.items)} done)\n\n{plan_markdown(plan)}" if plan.items else ""
+
+    def memory_saved(self, *changes: Any) -> None:
+        for change in changes:
+            self.note(f"Memory {change.kind}: {change.name} — {change.summary}")
+
+    def child_event(self, child_id: str, event: Any) -> None:
+        """One line per sub-agent when it ends; its report is the delegate tool's output."""
+        if getattr(event, "type", None) != "finish":
+            return
+        state, detail = finish_state(getattr(event, "reason", "completed"))
+        self._end_text()
+        name = child_id.replace("child-", "sub-agent ")
+        self._parts.append(("md", f"*{name} {state}{f' ({detail})' if detail else ''}*"))
+
     def markdown(self) -> str:
         """The Markdown accumulated and not yet displayed (tests, debugging)."""
         self._end_text()
@@ -144,6 +169,8 @@ class StaticRenderer:
 
     def _on_finish(self, event: Any) -> None:
         self._end_text()
+        if self._plan:
+            self._parts.append(("md", self._plan))
         self.status.usage = getattr(event, "usage", None) or self.status.usage
         self.status.set_state(*finish_state(getattr(event, "reason", "completed")))
         self._parts.append(("md", f"*{_escape_markdown(self.status.summary())}*"))

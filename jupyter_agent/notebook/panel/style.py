@@ -142,6 +142,36 @@ CSS = f"""
 .ja-panel .ja-dot.ja-stopped {{ color: var(--jp-warn-color1, #f57c00); }}
 .ja-panel .ja-dot.ja-error {{ color: var(--jp-error-color1, #d32f2f); }}
 @keyframes ja-pulse {{ 0%, 100% {{ opacity: 1; }} 50% {{ opacity: 0.25; }} }}
+.ja-panel .ja-spinner, .ja-panel .ja-check {{
+  display: inline-block; box-sizing: border-box; width: 1em; height: 1em; vertical-align: -0.1em;
+  border: 1.5px solid var(--jp-border-color1, #9e9e9e); border-radius: 3px;
+}}
+.ja-panel .ja-spinner {{ margin-right: 5px; }}
+.ja-panel .ja-spinner, .ja-panel .ja-plan-in_progress .ja-check {{
+  border-radius: 50%; border-color: var(--jp-border-color2, #e0e0e0);
+  border-top-color: var(--jp-brand-color1, #1976d2); animation: ja-spin 0.9s linear infinite;
+}}
+.ja-panel:not(.ja-state-running) .ja-plan .ja-check {{ animation: none; }}
+@keyframes ja-spin {{ to {{ transform: rotate(360deg); }} }}
+
+/* Task plan, memory changes, sub-agents, Materialize */
+.ja-panel .ja-plan {{
+  border: 1px solid var(--jp-border-color2, #e0e0e0); border-radius: 6px; padding: 4px 10px;
+  font-size: var(--jp-ui-font-size1, 12px);
+}}
+.ja-panel .ja-plan ul {{ list-style: none; margin: 2px 0; padding: 0; }}
+.ja-panel .ja-plan li {{ display: flex; align-items: baseline; gap: 6px; }}
+.ja-panel .ja-check {{ flex: none; font-size: 0.85em; line-height: 0.9em; text-align: center; }}
+.ja-panel .ja-plan-done .ja-check {{ background: var(--jp-success-color1, #388e3c); border: none; color: #fff; }}
+.ja-panel .ja-plan-title, .ja-panel .ja-plan-done {{ color: var(--jp-ui-font-color2, #757575); }}
+.ja-panel .ja-plan-done .ja-plan-text {{ text-decoration: line-through; }}
+.ja-panel .ja-plan-in_progress {{ font-weight: 600; }}
+.ja-panel .ja-memory-row, .ja-panel .ja-child-task {{ font-size: var(--jp-ui-font-size1, 12px); }}
+.ja-panel .ja-memory-row {{ align-items: center; gap: 6px; }}
+.ja-panel .ja-materialize, .ja-panel .ja-memory-row .jupyter-button {{ width: auto; padding: 0 12px; margin: 0; }}
+.ja-panel .ja-materialize {{ align-self: flex-start; }}
+.ja-panel .ja-tool-nested {{ margin-left: 16px; }}
+.ja-panel .ja-child {{ border-left: 2px solid var(--jp-border-color2, #e0e0e0); }}
 """
 
 

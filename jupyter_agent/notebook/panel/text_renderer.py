@@ -95,6 +95,34 @@ class TextRenderer:
         self._end_stream()
         self.out.flush()
 
+    def set_model(self, label: str, context_window: int | None) -> None:
+        self.status.model_label = label
+        self.status.context_window = context_window
+
+    def show_plan(self, plan: Any) -> None:
+        """Prints the checklist each time it changes (a terminal cannot redraw it in place)."""
+        from jupyter_agent.tools.plan import render_plan_text
+
+        for line in render_plan_text(plan).splitlines():
+            self._line(self._dim("  " + line))
+
+    def memory_saved(self, *changes: Any) -> None:
+        for change in changes:
+            undo = f"; %agent memory delete {change.name} removes it" if change.kind == "created" else ""
+            self.note(f"memory {change.kind}: {change.name} — {change.summary}{undo}")
+
+    def child_event(self, child_id: str, event: Any) -> None:
+        """A sub-agent's progress as indented lines (its text is the delegate tool's result)."""
+        kind = getattr(event, "type", None)
+        name = child_id.replace("child-", "sub-agent ")
+        if kind == "child_queued":
+            self._line(self._dim(f"  ↳ {name}: {' '.join(event.task.split())[:100]}"))
+        elif kind == "tool_call":
+            self._line(self._dim(f"    {name} ▸ {event.name} {fmt.args_summary(getattr(event, 'args', {}))}"))
+        elif kind == "finish":
+            state, detail = finish_state(getattr(event, "reason", "completed"))
+            self._line(self._dim(f"    {name} {state}" + (f" ({detail})" if detail else "")))
+
     def _on_run_start(self, event: Any) -> None:
         self.status.start(getattr(event, "step_budget", None))
         self.status.set_state("running")

@@ -47,6 +47,7 @@ class ToolCard:
         self._body = self._shared.vbox([self._shared.html(args_html(args))], "ja-tool-body")
         self._accordion = self._shared.accordion(self._body, self._title())
         self._images: W.VBox | None = None
+        self._nested: W.VBox | None = None
         self.widget = self._shared.vbox([self._accordion], "ja-tool")
 
     @property
@@ -60,6 +61,10 @@ class ToolCard:
     @property
     def image_widgets(self) -> list[W.Image]:
         return list(self._images.children) if self._images is not None else []
+
+    @property
+    def nested_widgets(self) -> list[W.Widget]:
+        return list(self._nested.children) if self._nested is not None else []
 
     @property
     def output_html(self) -> str | None:
@@ -87,8 +92,20 @@ class ToolCard:
         pictures = [self._shared.image(data, mime.split("/")[-1] or "png") for data, mime in fmt.images(content)]
         if pictures:
             self._images = self._shared.vbox(pictures, "ja-tool-images")
-            self.widget.children = (self._accordion, self._images)
+            self._arrange()
         self._accordion.titles = (self._title(),)
+
+    def nest(self, widget: W.Widget) -> None:
+        """Show ``widget`` (a sub-agent's card) under the card, outside its folded body."""
+        if self._nested is None:
+            self._nested = self._shared.vbox([widget], "ja-tool-nested")
+            self._arrange()
+        else:
+            self._nested.children = (*self._nested.children, widget)
+
+    def _arrange(self) -> None:
+        parts = (self._accordion, self._nested, self._images)
+        self.widget.children = tuple(part for part in parts if part is not None)
 
     def _title(self) -> str:
         # Accordion titles are plain text: the status is spelled out.

@@ -52,7 +52,8 @@ def test_queue_shows_pending_messages_until_delivered():
     controls.add_queued("steer", "a")
     controls.add_queued("follow_up", "b")
     assert is_visible(controls.queue_html)
-    assert controls.queue_html.value == "⏳ queued steer: a<br>⏳ queued follow-up: b"
+    spinner = '<span class="ja-spinner"></span>'  # CSS-drawn: no emoji font needed
+    assert controls.queue_html.value == f"{spinner}queued steer: a<br>{spinner}queued follow-up: b"
     controls.mark_delivered("follow_up", "b")
     controls.mark_delivered("steer", "a (edited by the runtime)")  # falls back to the oldest steer
     assert controls.queued == [] and not is_visible(controls.queue_html)

@@ -183,3 +183,55 @@ async def test_ask_shows_the_request_and_resolves_on_click(clock, kit, decision)
     assert not panel.approval.visible
     panel.handle(kit.event("approval_response", request=request, decision=decision))
     assert ("denied" in panel.cards[0].title) == (decision == "deny")
+
+
+def test_set_model_updates_the_footer_and_its_context_gauge(clock, kit):
+    panel = make_panel(clock, context_window=None)
+    panel.set_model("gpt-test", 1000)
+    panel.handle(kit.event("step_finish", step=1, usage=kit.usage(100, 5, last=250), step_usage=None, model=None))
+    assert "gpt-test" in panel.footer.widget.value and "context 25%" in panel.footer.widget.value
+
+
+def test_plan_and_memory_appear_around_the_transcript_only_when_used(clock, kit, tmp_path):
+    from jupyter_agent.session.memory import MemoryStore
+    from jupyter_agent.tools.plan import PlanState
+
+    panel = make_panel(clock)
+    before = len(panel.widget.children)
+    panel.show_plan(PlanState())  # an empty plan adds nothing
+    panel.memory_saved()
+    assert len(panel.widget.children) == before and panel.plan is None and panel.memory is None
+    state = PlanState()
+    state.replace([{"text": "Load", "status": "in_progress"}])
+    panel.show_plan(state)
+    change = MemoryStore(tmp_path).write("units", "Revenue is in EUR.")
+    panel.memory_saved(change)
+    children = list(panel.widget.children)
+    assert children.index(panel.plan.widget) < children.index(panel._body.root) < children.index(panel.memory.widget)
+    assert "Load" in panel.plan.widget.value and panel.memory.rows[0].change is change
+
+
+def test_sub_agent_cards_nest_under_their_delegate_call(clock, kit):
+    panel = make_panel(clock)
+    ev = kit.event
+    panel.handle(ev("tool_call", tool_call_id="d1", name="delegate", args={"tasks": ["count rows"]}))
+    panel.child_event("child-1", ev("child_queued", child_id="child-1", task="count rows", index=0))
+    panel.child_event("child-1", ev("child_start", child_id="child-1", max_steps=3, max_spend_usd=None))
+    panel.child_event("child-1", ev("text_delta", delta="There are 42 rows."))
+    child = panel.children.cards["child-1"]
+    assert panel.cards[0].nested_widgets == [child.widget]
+    panel.flush()
+    assert "42 rows" in texts(child.widget)
+    panel.child_event("child-1", ev("bogus"))  # unknown events are ignored
+    assert panel._errors == []
+
+
+def test_materialize_button_reports_what_it_did(clock, kit):
+    panel = make_panel(clock)
+    assert panel.materialize_button is None
+    calls = []
+    panel.offer_materialize(2, lambda: calls.append(1) or "Inserting 2 cells below the agent cell.")
+    button = panel.materialize_button
+    assert button.description == "Materialize 2 cells" and button in panel.widget.children
+    button.click()
+    assert calls == [1] and "Inserting 2 cells" in panel._note.value

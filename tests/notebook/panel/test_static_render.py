@@ -71,3 +71,23 @@ def test_a_malformed_event_is_reported_not_raised(kit):
     renderer = StaticRenderer(display=lambda _: None)
     renderer.handle(kit.event("tool_call"))
     assert "could not show a tool_call event: AttributeError" in renderer.markdown()
+
+
+def test_the_final_plan_memory_and_sub_agents_are_recorded(kit, tmp_path):
+    from jupyter_agent.session.memory import MemoryStore
+    from jupyter_agent.tools.plan import PlanState
+
+    renderer = StaticRenderer(model_label="gpt-x", display=lambda obj: None)
+    plan = PlanState()
+    plan.replace([{"text": "Load", "status": "in_progress"}])
+    renderer.show_plan(plan)
+    plan.update([{"id": "1", "status": "done"}])
+    renderer.show_plan(plan)
+    renderer.child_event("child-1", kit.event("finish", reason="completed"))
+    run(renderer, kit)
+    renderer.memory_saved(MemoryStore(tmp_path).write("units", "Revenue is in EUR."))
+    markdown = renderer.markdown()
+    assert markdown.count("**Plan**") == 1 and "**Plan** (1/1 done)\n\n- [x] ~~Load~~" in markdown
+    assert "*sub-agent 1 done*" in markdown and "*Memory created: units — Revenue is in EUR.*" in markdown
+    renderer.set_model("gpt-z", 500)
+    assert renderer.status.model_label == "gpt-z"

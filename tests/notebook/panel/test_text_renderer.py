@@ -81,3 +81,25 @@ def test_a_malformed_event_is_reported_not_raised(kit):
     renderer, out, _ = renderer_with()
     renderer.handle(kit.event("tool_result"))
     assert out.getvalue().startswith("error: could not show a tool_result event: AttributeError")
+
+
+def test_plan_memory_sub_agents_and_model(kit, tmp_path):
+    from jupyter_agent.session.memory import MemoryStore
+    from jupyter_agent.tools.plan import PlanState
+
+    renderer, out, _ = renderer_with()
+    renderer.set_model("gpt-y", 1000)
+    assert renderer.status.model_label == "gpt-y" and renderer.status.context_window == 1000
+    plan = PlanState()
+    plan.replace([{"text": "Load", "status": "done"}, {"text": "Plot", "status": "in_progress"}])
+    renderer.show_plan(plan)
+    assert "  Plan (1/2 done):\n  [x] 1. Load\n  [>] 2. Plot\n" in out.getvalue()
+    renderer.memory_saved(MemoryStore(tmp_path).write("units", "Revenue is in EUR."))
+    assert "(memory created: units — Revenue is in EUR.; %agent memory delete units removes it)" in out.getvalue()
+    renderer.child_event("child-1", kit.event("child_queued", task="count the rows", index=0))
+    renderer.child_event("child-1", kit.event("text_delta", delta="not shown"))
+    renderer.child_event("child-1", kit.event("tool_call", tool_call_id="k", name="inspect", args={"name": "df"}))
+    renderer.child_event("child-1", kit.event("finish", reason="max_steps"))
+    text = out.getvalue()
+    assert "↳ sub-agent 1: count the rows" in text and "sub-agent 1 ▸ inspect" in text
+    assert "sub-agent 1 done (step limit reached)" in text and "not shown" not in text

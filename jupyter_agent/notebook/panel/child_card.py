@@ -1,0 +1,150 @@
+"""Sub-agents of a ``delegate`` call, each a collapsible card nested under that call's tool card.
+
+Fed by ``child_event(child_id, event)``: ``child_queued`` opens the card, ``child_start`` marks it
+running, then the child's own run events (its text streams, its tool calls as cards) and exactly
+one ``finish``. A card is open while its sub-agent works and folds away when it ends. Its text is
+rendered by the panel's coalescer like the parent's (see ``ChildCards.streams``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as W
+from ipywidgets.widgets.widget_string import HTMLStyle
+
+from jupyter_agent.notebook.panel import formatting as fmt
+from jupyter_agent.notebook.panel.column import GrowingColumn
+from jupyter_agent.notebook.panel.inline import escape
+from jupyter_agent.notebook.panel.shared import Shared
+from jupyter_agent.notebook.panel.status import finish_state
+from jupyter_agent.notebook.panel.tool_card import ToolCard
+from jupyter_agent.notebook.panel.transcript import MarkdownStream
+
+# A title is one line: the task's start is enough to tell the sub-agents apart.
+TASK_TITLE_CHARS = 70
+_MARKS = {"queued": "◌", "running": "⋯", "done": "✓", "stopped": "■", "error": "✗"}
+
+
+class ChildCard:
+    def __init__(self, number: int, task: str, *, shared: Shared, clock: Callable[[], float],
+                 flush: Callable[[], None], poke: Callable[[], None]) -> None:
+        self.number = number
+        self.task = task
+        self.state = "queued"
+        self.status = "waiting for a slot"
+        self.step = 0
+        self._shared, self._clock, self._flush, self._poke = shared, clock, flush, poke
+        self._body = GrowingColumn(css_class="ja-child-body", layout=shared.layout)
+        self._body.append(shared.html(f'<div class="ja-label">task</div>{escape(task)}', "ja-child-task"))
+        # Open while the sub-agent works, so its activity is visible as it happens.
+        self.accordion = W.Accordion([self._body.root], titles=(self._title(),), selected_index=0,
+                                     layout=shared.layout, _dom_classes=("ja-child",))
+        self.widget = self.accordion
+        self.cards: dict[str, ToolCard] = {}
+        self.text: MarkdownStream | None = None
+        self._handlers: dict[str, Callable[[Any], None]] = {
+            "child_start": self._on_start, "step_start": self._on_step_start, "text_delta": self._on_text,
+            "tool_call": self._on_tool_call, "tool_result": self._on_tool_result, "finish": self._on_finish,
+            "error": lambda event: self._add_note(fmt.error_text(getattr(event, "error", event)), "ja-error-text"),
+        }
+
+    @property
+    def title(self) -> str:
+        return self.accordion.titles[0]
+
+    @property
+    def expanded(self) -> bool:
+        return self.accordion.selected_index == 0
+
+    def handle(self, event: Any) -> None:
+        handler = self._handlers.get(getattr(event, "type", None))
+        if handler is not None:
+            handler(event)
+
+    def _on_start(self, event: Any) -> None:
+        self._set("running", "running")
+
+    def _on_step_start(self, event: Any) -> None:
+        self._end_text()
+        self.step = getattr(event, "step", self.step + 1)
+        self._set("running", f"step {self.step}")
+
+    def _on_text(self, event: Any) -> None:
+        if self.text is None:
+            self.text = MarkdownStream(css_class="ja-stream", layout=self._shared.layout,
+                                       style=self._shared.style(HTMLStyle))
+            self._body.append(self.text.widget)
+        self.text.append(event.delta)
+        self._poke()
+
+    def _on_tool_call(self, event: Any) -> None:
+        self._end_text()
+        card = ToolCard(event.tool_call_id, event.name, getattr(event, "args", {}), clock=self._clock,
+                        shared=self._shared)
+        self.cards[event.tool_call_id] = card
+        self._body.append(card.widget)
+
+    def _on_tool_result(self, event: Any) -> None:
+        card = self.cards.get(event.tool_call_id)
+        if card is not None:
+            card.finish(getattr(event, "content", []), bool(getattr(event, "is_error", False)))
+
+    def _on_finish(self, event: Any) -> None:
+        self._end_text()
+        reason = getattr(event, "reason", "completed")
+        if reason == "refused":
+            self._add_note(getattr(event, "text", "") or "not started", "ja-note")
+            self._set("stopped", "not started")
+        else:
+            state, detail = finish_state(reason)
+            steps = f"{self.step} step{'s' if self.step != 1 else ''}"
+            self._set(state, f"{detail} · {steps}" if detail else f"{state} · {steps}")
+        self.accordion.selected_index = None  # finished: fold away, the report is the tool's result
+
+    def _add_note(self, text: str, css: str) -> None:
+        self._body.append(self._shared.html(escape(text), css))
+
+    def _end_text(self) -> None:
+        if self.text is not None:
+            self._flush()
+            self.text.close()
+            self.text = None
+
+    def _set(self, state: str, status: str) -> None:
+        self.state, self.status = state, status
+        title = self._title()
+        if self.accordion.titles[0] != title:
+            self.accordion.titles = (title,)
+
+    def _title(self) -> str:
+        task = " ".join(self.task.split())
+        if len(task) > TASK_TITLE_CHARS:
+            task = task[: TASK_TITLE_CHARS - 1] + "…"
+        return f"{_MARKS.get(self.state, '⋯')} sub-agent {self.number}: {task} — {self.status}"
+
+
+class ChildCards:
+    """The sub-agents of one panel; ``place(widget)`` puts a new card under its delegate call."""
+
+    def __init__(self, *, shared: Shared, clock: Callable[[], float], flush: Callable[[], None],
+                 poke: Callable[[], None], place: Callable[[W.Widget], None]) -> None:
+        self._shared, self._clock, self._flush, self._poke, self._place = shared, clock, flush, poke, place
+        self.cards: dict[str, ChildCard] = {}
+
+    def handle(self, child_id: str, event: Any) -> None:
+        card = self.cards.get(child_id)
+        if card is None:
+            task = getattr(event, "task", "") or child_id  # a first event other than child_queued
+            card = ChildCard(len(self.cards) + 1, task, shared=self._shared, clock=self._clock,
+                             flush=self._flush, poke=self._poke)
+            self.cards[child_id] = card
+            self._place(card.widget)
+        card.handle(event)
+
+    def streams(self) -> list[MarkdownStream]:
+        return [card.text for card in self.cards.values() if card.text is not None]
+
+
+__all__ = ["ChildCard", "ChildCards"]

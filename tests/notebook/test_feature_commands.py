@@ -1,0 +1,31 @@
+"""``%agent plan`` and ``%agent memory`` in an in-process IPython shell."""
+
+
+def error_of(ip, code):
+    result = ip.run_cell(code)
+    assert not result.success
+    return result.error_in_exec
+
+
+def test_plan_and_memory_subcommands(ip):
+    from jupyter_agent.session.memory import MemoryStore
+    from jupyter_agent.session.plan_file import PlanFile
+
+    magics = ip.find_line_magic("agent").__self__
+    session = magics.sessions.get("planned")
+    assert ip.run_line_magic("agent", "plan -s planned").markdown == "Session `planned` has no plan yet."
+    PlanFile(session.path).state().replace([{"text": "Load", "status": "done"}, {"text": "Plot", "status": "in_progress"}])
+    report = ip.run_line_magic("agent", "plan -s planned")
+    assert report.text == "Plan (1/2 done):\n[x] 1. Load\n[>] 2. Plot"
+    assert report.markdown.startswith("**Plan of session `planned`** (1/2 done)\n\n- [x] ~~Load~~")
+
+    assert ip.run_line_magic("agent", "memory").text.startswith("No memory notes yet. Turn memory on")
+    MemoryStore(magics.sessions.folder / "memory").write("units", "Revenue is in EUR.", "revenue | EUR")
+    listing = ip.run_line_magic("agent", "memory")
+    assert listing.text == "units: revenue | EUR" and "| `units` | revenue \\| EUR |" in listing.markdown
+    assert "Revenue is in EUR." in ip.run_line_magic("agent", "memory show units").text
+    assert "no memory note named 'nope'; notes: units" in str(error_of(ip, "%agent memory show nope"))
+    assert "takes one note name" in str(error_of(ip, "%agent memory delete"))
+    assert "unknown memory action 'forget'" in str(error_of(ip, "%agent memory forget units"))
+    assert ip.run_line_magic("agent", "memory delete units").markdown == "Deleted the memory note `units`."
+    assert ip.run_line_magic("agent", "memory list").text.startswith("No memory notes yet")

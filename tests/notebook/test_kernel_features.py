@@ -1,0 +1,82 @@
+"""Plan, memory and delegation in a real kernel, driven like JupyterLab drives it (scripted models).
+
+One kernel serves the module; the test that restarts it runs last.
+"""
+
+import json
+
+import pytest
+
+from kernel_harness import AGENT_TEST_SETUP, KernelHarness
+
+pytestmark = pytest.mark.kernel
+
+FACT = {"memories": [{"name": "sales-dates", "summary": "sales.csv dates are day-first",
+                      "content": "Parse sales.csv with dayfirst=True."}]}
+
+
+@pytest.fixture(scope="module")
+def kernel(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("kernel-features")
+    notebook = folder / "analysis.ipynb"
+    notebook.write_text("{}")
+    harness = KernelHarness(env={"JPY_SESSION_NAME": str(notebook), "JUPYTER_AGENT_MODEL": "demo"}, cwd=str(folder))
+    harness.start()
+    harness.folder = folder
+    harness.execute("%load_ext jupyter_agent")
+    harness.execute(AGENT_TEST_SETUP)
+    yield harness
+    harness.shutdown()
+
+
+def shown(kernel, code):
+    """What a cell displayed (its Markdown or plain text)."""
+    msg_id = kernel.execute(code).msg_id
+    return kernel.outputs_of(msg_id)
+
+
+def test_memory_is_off_by_default_and_on_with_the_option(kernel):
+    memory = kernel.folder / "analysis.agent" / "memory"
+    kernel.execute("quiet = script('quiet', reply('Dates are day-first.'))")
+    kernel.agent_cell("-m quiet -s memory-off", "Dates in sales.csv are day-first")
+    kernel.wait_turn("memory-off")
+    assert kernel.evaluate("len(quiet.requests)") == "1" and not memory.exists()
+
+    kernel.execute(f"script('keeper', reply('Noted: day-first.'), reply({json.dumps(FACT)!r}))")
+    msg_id, _ = kernel.agent_cell("--memory -m keeper -s memory-on", "Dates in sales.csv are day-first")
+    kernel.wait_turn("memory-on")
+    assert (memory / "sales-dates.md").exists()
+    assert "sales-dates" in shown(kernel, "%agent memory")
+    # The panel says what was saved, with an Undo that works through the widget's comm.
+    kernel.click(kernel.button(msg_id, "Undo").comm_id)
+    kernel.wait_for(lambda: not (memory / "sales-dates.md").exists(), timeout=5, what="the undo")
+    kernel.wait_for(lambda: "(undone)" in kernel.widget_text(msg_id), timeout=5, what="the undo's report")
+
+
+def test_a_delegated_child_gets_its_own_card(kernel):
+    kernel.execute("script('boss', tool_calls(call('delegate', {'tasks': ['Count the rows of sales']})),"
+                   " reply('It has 42 rows.'), reply('The sub-agent counted 42 rows.'))")
+    msg_id, _ = kernel.agent_cell("--delegate -m boss -s delegating", "How many rows?")
+    kernel.wait_turn("delegating")
+
+    def child_card():
+        return [w for w in kernel.cell_widgets(msg_id) if w.model_name == "AccordionModel"
+                and any("sub-agent 1: Count the rows of sales" in title for title in w.state.get("titles", ()))]
+
+    [card] = kernel.wait_for(child_card, timeout=5, what="the sub-agent's card")
+    kernel.wait_for(lambda: "done · 1 step" in card.state["titles"][0], timeout=5, what="the finished card")
+    assert "It has 42 rows." in kernel.widget_text(msg_id)
+    assert kernel.evaluate("last_turn('delegating').result.reason") == "'completed'"
+
+
+def test_the_plan_is_shown_live_and_survives_a_kernel_restart(kernel):
+    plan = {"items": [{"text": "Load the data", "status": "in_progress"}, {"text": "Plot revenue"}]}
+    kernel.execute(f"script('planner', tool_calls(call('plan', {plan!r})), reply('Planned.'))")
+    msg_id, _ = kernel.agent_cell("-m planner -s planning", "Plan the analysis")
+    kernel.wait_turn("planning")
+    kernel.wait_for(lambda: "Plan · 0/2 done" in kernel.widget_text(msg_id), timeout=5, what="the plan widget")
+    assert "Load the data" in kernel.widget_text(msg_id)
+    kernel.restart()
+    kernel.execute("%load_ext jupyter_agent")
+    printed = shown(kernel, "%agent plan -s planning")
+    assert "(0/2 done)" in printed and "**Load the data** *(in progress)*" in printed
