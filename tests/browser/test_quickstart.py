@@ -29,9 +29,18 @@ def cell(page, index):
 
 def run_cells(page, first, last):
     """Selects cell ``first`` and presses Shift+Enter once per cell up to ``last``."""
-    target = cell(page, first)
-    target.scroll_into_view_if_needed()
-    target.locator(".jp-InputPrompt").click()  # command mode on that cell, focus off any widget
+    from playwright.sync_api import Error
+
+    for attempt in range(3):  # JupyterLab may re-render cells right after the notebook opens
+        try:
+            target = cell(page, first)
+            target.scroll_into_view_if_needed(timeout=STEP_TIMEOUT)
+            target.locator(".jp-InputPrompt").click()  # command mode on that cell, focus off any widget
+            break
+        except Error:
+            if attempt == 2:
+                raise
+            page.wait_for_timeout(500)
     for _ in range(first, last + 1):
         page.keyboard.press("Shift+Enter")
         page.wait_for_timeout(150)
