@@ -75,6 +75,7 @@ class AgentPanel:
                                    poke=self._coalescer.poke, place=self._place_child)
         self._errors: list[str] = []
         self._footer_shown_at = self._clock.now()
+        self._footer_timer = None
         self.state = "running"
         self._handlers: dict[str, Callable[[Any], None]] = {
             "run_start": self._on_run_start, "step_start": self._on_step_start,
@@ -122,9 +123,27 @@ class AgentPanel:
         if state in TERMINAL:
             self.flush()
             self.controls.set_enabled(False)
+            if self._footer_timer is not None:
+                self._footer_timer.cancel()
+                self._footer_timer = None
         else:
             self.controls.set_enabled(True)
+            self._keep_footer_ticking()
         self.footer.refresh()
+
+    def _keep_footer_ticking(self) -> None:
+        # While the model thinks or a tool runs no event arrives: the elapsed time must still move.
+        if self._footer_timer is None:
+            self._footer_timer = self._clock.call_later(FOOTER_TICK, self._footer_tick)
+
+    def _footer_tick(self) -> None:
+        self._footer_timer = None
+        if self.footer.state in TERMINAL:
+            return
+        if self._clock.now() - self._footer_shown_at >= FOOTER_TICK:
+            self._footer_shown_at = self._clock.now()
+            self.footer.refresh()
+        self._keep_footer_ticking()
 
     def show_error(self, text: str) -> None:
         self._errors.append(text)

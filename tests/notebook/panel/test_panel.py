@@ -235,3 +235,17 @@ def test_materialize_button_reports_what_it_did(clock, kit):
     assert button.description == "Materialize 2 cells" and button in panel.widget.children
     button.click()
     assert calls == [1] and "Inserting 2 cells" in panel._note.value
+
+
+def test_elapsed_time_moves_while_nothing_streams_and_stops_at_the_end(clock, kit):
+    from jupyter_agent.notebook.panel.panel import FOOTER_TICK
+
+    panel = make_panel(clock)
+    panel.set_state("running")
+    panel.handle(kit.event("run_start", step_budget=None))
+    clock.advance(FOOTER_TICK * 2 + 0.1)
+    assert "10.0 s" in panel.footer.widget.value or "10 s" in panel.footer.widget.value
+    panel.set_state("done")
+    frozen = panel.footer.widget.value
+    clock.advance(FOOTER_TICK * 3)
+    assert panel.footer.widget.value == frozen
