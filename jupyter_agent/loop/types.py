@@ -41,6 +41,9 @@ class AgentTool:
     label: str | None = None
     # Read-only tools are never gated by a permission policy.
     read_only: bool = False
+    # For a tool that only sometimes changes things (memory: list/read vs write/delete): calls for
+    # which this returns True are treated as read-only and never gated either.
+    read_only_call: Callable[[BaseModel], bool] | None = None
 
     def spec(self):
         from jupyter_agent.model import ToolSpec

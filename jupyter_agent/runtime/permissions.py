@@ -143,7 +143,8 @@ class ApprovalGate:
         run_tool = tool.execute
 
         async def execute(args, signal: AbortSignal):
-            await self.authorize(tool, args.model_dump(mode="json"), signal)
+            if tool.read_only_call is None or not tool.read_only_call(args):
+                await self.authorize(tool, args.model_dump(mode="json"), signal)
             outcome = run_tool(args, signal)
             if inspect.isawaitable(outcome):
                 outcome = await outcome

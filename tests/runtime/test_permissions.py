@@ -200,3 +200,14 @@ def test_the_policy_remembers_by_tool_or_by_exact_arguments():
     policy.remember(first, "once")
     policy.remember(first, "deny")
     assert policy.trusted_tools == set()
+
+
+async def test_read_only_calls_of_a_mutating_tool_are_not_gated(scripted, kit):
+    tool = kit.make_tool("notes", read_only=False)
+    tool.read_only_call = lambda args: args.value < 10  # small values only read
+    scripted.queue(tool_calls(call("notes", {"value": 1})), tool_calls(call("notes", {"value": 50})), reply("done"))
+    prompt = Answers("n")
+    run = run_agent(scripted.model(), "go", tools=[tool], stream_fn=scripted, permissions=PermissionPolicy("ask", prompt))
+    result = await run.result()
+    assert prompt.asked == [("notes", {"value": 50})]
+    assert [(is_error, "denied" in text) for _, is_error, text in results(result)] == [(False, False), (True, True)]

@@ -73,3 +73,11 @@ async def test_a_missing_note_lists_the_known_names(use):
 
 def test_writing_memory_is_a_gated_tool(store):
     assert memory_tool(store).read_only is False
+
+
+def test_only_writes_and_deletes_count_as_mutating(store):
+    from jupyter_agent.tools.memory_tool import MemoryArgs
+
+    tool = memory_tool(store)
+    assert not tool.read_only
+    assert [tool.read_only_call(MemoryArgs(action=action, name="n", content="c")) for action in ("list", "read", "write", "delete")] == [True, True, False, False]
