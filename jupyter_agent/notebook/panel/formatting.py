@@ -75,10 +75,21 @@ def args_sections(args: Any) -> list[tuple[str, str, str]]:
 
 
 def args_summary(args: Any, width: int = 60) -> str:
-    """One line for a card title: the first argument's value, shortened."""
-    if isinstance(args, dict) and args:
-        value = next(iter(args.values()))
-        text = value if isinstance(value, str) else to_json(value)
+    """One line for a card title: the first given argument's value, shortened.
+
+    Lists and objects are counted or named rather than dumped: a title is read at a glance.
+    """
+    given = {key: value for key, value in args.items() if value is not None} if isinstance(args, dict) else {}
+    if given:
+        key, value = next(iter(given.items()))
+        if isinstance(value, str):
+            text = value
+        elif isinstance(value, list):
+            text = f"{key}: {len(value)} item{'' if len(value) == 1 else 's'}"
+        elif isinstance(value, dict):
+            text = f"{key}: {', '.join(map(str, value))}"
+        else:
+            text = to_json(value)
     else:
         text = to_json(args) if args else ""
     text = " ".join(text.split())

@@ -12,6 +12,11 @@ def test_args_sections_split_code_from_json():
 def test_summary_and_truncate():
     assert fmt.args_summary({"command": "ls   -la\n/tmp"}) == "ls -la /tmp"
     assert fmt.args_summary({"x": "y" * 100}, width=10) == "yyyyyyyyy…"
+    # The plan tool's arguments: the first given one, counted rather than dumped as JSON.
+    assert fmt.args_summary({"items": None, "updates": [{"id": 1}, {"id": 2}]}) == "updates: 2 items"
+    assert fmt.args_summary({"items": [{"text": "load"}]}) == "items: 1 item"
+    assert fmt.args_summary({"options": {"a": 1, "b": 2}}) == "options: a, b"
+    assert fmt.args_summary({"n": 3}) == "3"
     assert fmt.truncate("abcdef", 3) == "abc\n… (3 more characters not shown)"
 
 
