@@ -14,6 +14,7 @@ import ipywidgets as W
 from ipywidgets.widgets.widget_string import HTMLStyle
 
 from jupyter_agent.notebook.panel import formatting as fmt
+from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.approval_bar import ApprovalBar
 from jupyter_agent.notebook.panel.child_card import ChildCards
 from jupyter_agent.notebook.panel.coalescer import Clock, Coalescer, LoopClock
@@ -46,7 +47,7 @@ def _controls_hook(name: str) -> property:
     return property(lambda self: getattr(self.controls, name), lambda self, hook: setattr(self.controls, name, hook))
 
 
-class AgentPanel:
+class AgentPanel(EventRouter):
     """The live view of one `%%agent` turn; `widget` is what the cell displays."""
 
     def __init__(self, *, model_label: str, session: str, context_window: int | None = None,
@@ -100,16 +101,6 @@ class AgentPanel:
     def items(self) -> list[W.Widget]:
         """The widgets of the transcript, in order (text streams, thinking, cards, messages)."""
         return self._body.widgets()
-
-    def handle(self, event: Any) -> None:
-        """Apply one run event. Never raises: a display problem must not end the run."""
-        handler = self._handlers.get(getattr(event, "type", None))
-        if handler is None:
-            return
-        try:
-            handler(event)
-        except Exception as exc:  # noqa: BLE001 - shown in the panel instead of killing the run
-            self.show_error(f"panel could not show a {event.type} event: {fmt.error_text(exc)}")
 
     async def ask(self, request: Any) -> str:
         """Show the approval bar; resolves to "once" | "tool" | "call" | "deny" on a click."""

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from jupyter_agent.notebook.panel import formatting as fmt
+from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.markdown import unclosed_fence
 from jupyter_agent.notebook.panel.status import RunStatus, finish_state
 
@@ -26,7 +27,7 @@ def fenced(text: str, language: str = "") -> str:
     return f"{fence}{language}\n{text}\n{fence}"
 
 
-class StaticRenderer:
+class StaticRenderer(EventRouter):
     """Same surface as AgentPanel; renders with IPython.display Markdown at `flush()`."""
 
     def __init__(self, *, model_label: str = "", session: str = "main", context_window: int | None = None,
@@ -51,15 +52,6 @@ class StaticRenderer:
             "compacted": self._on_compacted, "finish": self._on_finish,
             "error": lambda e: self.show_error(fmt.error_text(getattr(e, "error", e))),
         }
-
-    def handle(self, event: Any) -> None:
-        handler = self._handlers.get(getattr(event, "type", None))
-        if handler is None:
-            return
-        try:
-            handler(event)
-        except Exception as exc:  # noqa: BLE001 - a display problem must not end the run
-            self.show_error(f"could not show a {event.type} event: {fmt.error_text(exc)}")
 
     async def ask(self, request: Any) -> str:
         name = fmt.field(request, "tool_name", "tool")

@@ -13,6 +13,7 @@ from typing import Any, TextIO
 import anyio.to_thread
 
 from jupyter_agent.notebook.panel import formatting as fmt
+from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.status import RunStatus, finish_state
 
 ANSWERS = {"y": "once", "a": "tool", "A": "call", "n": "deny"}
@@ -21,7 +22,7 @@ OUTPUT_LINES = 20
 ARGS_LINES = 30
 
 
-class TextRenderer:
+class TextRenderer(EventRouter):
     """Same surface as AgentPanel, for a terminal."""
 
     def __init__(self, *, model_label: str = "", session: str = "main", context_window: int | None = None,
@@ -52,15 +53,6 @@ class TextRenderer:
     def out(self) -> TextIO:
         # Resolved late: IPython and pytest swap sys.stdout after construction.
         return self._out or sys.stdout
-
-    def handle(self, event: Any) -> None:
-        handler = self._handlers.get(getattr(event, "type", None))
-        if handler is None:
-            return
-        try:
-            handler(event)
-        except Exception as exc:  # noqa: BLE001 - a display problem must not end the run
-            self.show_error(f"could not show a {event.type} event: {fmt.error_text(exc)}")
 
     async def ask(self, request: Any) -> str:
         """Ask on the terminal until the answer is y, n, a or A; end of input denies."""

@@ -123,7 +123,7 @@ def test_errors_show_escaped_and_do_not_raise(clock, kit):
     error = panel._error
     assert is_visible(error)
     assert "RuntimeError: &lt;b&gt;provider&lt;/b&gt; said no" in error.value
-    assert "panel could not show a tool_result event" in error.value
+    assert "could not show a tool_result event" in error.value
 
 
 def test_show_error_note_and_states(clock):
