@@ -17,7 +17,7 @@ from jupyter_agent.model import (
 )
 from jupyter_agent.loop.abort import AbortSignal, abortable
 from jupyter_agent.loop.events import Emitter
-from jupyter_agent.loop.types import AgentLoopError, MessageStartEvent, MessageUpdateEvent
+from jupyter_agent.loop.types import AgentLoopError, MessageStartEvent
 
 UPDATE_BEFORE_START = "Model stream sent an update before start"
 _NOTHING = object()

@@ -12,6 +12,7 @@ from typing import Awaitable, Callable, Protocol, Union
 
 from jupyter_agent.messages import AssistantMessage
 from jupyter_agent.model.events import FINAL_EVENT_TYPES, AssistantMessageEvent
+from jupyter_agent.model.waiters import Waiters
 from jupyter_agent.model.types import Context, Model, ModelInputMetadata, StreamOptions
 
 STREAM_ENDED_WITHOUT_RESULT = "Model stream ended without a final response"
@@ -26,7 +27,7 @@ class AssistantMessageEventStream:
         self._events: deque = deque()
         self._ended = False
         self._result: AssistantMessage | None = None
-        self._waiters: list[asyncio.Future] = []
+        self._waiters = Waiters()
         self._close_callbacks: list[Callable[[], None]] = []
         self._interrupted: BaseException | None = None
         self.closed = False
@@ -102,19 +103,10 @@ class AssistantMessageEventStream:
 
     # -- internals ----------------------------------------------------------------------------
     async def _wait(self) -> None:
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        try:
-            await waiter
-        finally:
-            if waiter in self._waiters:
-                self._waiters.remove(waiter)
+        await self._waiters.wait()
 
     def _wake(self) -> None:
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
+        self._waiters.wake()
 
 
 def start_producer(

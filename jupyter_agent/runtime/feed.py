@@ -6,11 +6,11 @@ run never waits for a reader: emitting is appending to a list.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections import deque
 from typing import Callable
 
+from jupyter_agent.model.waiters import Waiters
 from jupyter_agent.runtime.events import RunErrorEvent, RunEvent
 
 Listener = Callable[[RunEvent], object]
@@ -21,7 +21,7 @@ LISTENER_NOT_SYNC = "Run listeners must be synchronous callables; got an awaitab
 class EventFeed:
     def __init__(self) -> None:
         self._events: list[RunEvent] = []
-        self._waiters: list[asyncio.Future] = []
+        self._waiters = Waiters()
         self._listeners: tuple[Listener, ...] = ()
         self._undelivered: deque[RunEvent] = deque()
         self._dispatching = False
@@ -86,19 +86,10 @@ class EventFeed:
             self.emit(report)
 
     def _wake(self) -> None:
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
+        self._waiters.wake()
 
     async def _wait(self) -> None:
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        try:
-            await waiter
-        finally:
-            if waiter in self._waiters:
-                self._waiters.remove(waiter)
+        await self._waiters.wait()
 
 
 class _FeedReader:

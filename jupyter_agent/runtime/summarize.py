@@ -6,7 +6,7 @@ import inspect
 import json
 from typing import Sequence
 
-from jupyter_agent.messages import AssistantMessage, Message, ToolResultMessage, Usage, UserMessage, user_text
+from jupyter_agent.messages import AssistantMessage, Message, Usage, UserMessage, user_text
 from jupyter_agent.model import Context, Model, StreamFn, StreamOptions
 from jupyter_agent.loop import AbortSignal, abortable
 

@@ -6,7 +6,7 @@ import pytest
 
 from jupyter_agent import AgentLoopError, ImageContent, TextContent, UserMessage, run_agent_loop
 from jupyter_agent.loop.agent_loop import TRUNCATED
-from jupyter_agent.model import AssistantMessageEventStream, DoneEvent, StartEvent, TextDeltaEvent
+from jupyter_agent.model import AssistantMessageEventStream, DoneEvent, TextDeltaEvent
 from jupyter_agent.messages import AssistantMessage
 from jupyter_agent.testing.scripted import call, failure, reply, tool_calls, truncated
 

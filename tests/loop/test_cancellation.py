@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from jupyter_agent import AbortController, RunCancelled, TextContent, UserMessage, run_agent_loop
+from jupyter_agent import AbortController, RunCancelled, TextContent, run_agent_loop
 from jupyter_agent.model import AssistantMessageEventStream
 from jupyter_agent.testing.scripted import ScriptedResponse, call, reply, tool_calls
 

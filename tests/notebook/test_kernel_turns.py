@@ -141,7 +141,7 @@ def test_a_failing_model_shows_its_error_in_the_panel(kernel):
 def test_agent_wait_blocks_the_cell_until_the_session_is_idle(kernel):
     kernel.execute("script('waited', reply('slow answer ' * 30, delay=0.01))")
     kernel.agent_cell("-m waited -s waited", "go")
-    reply = kernel.execute("%agent wait -s waited\nafter_wait = turn_done('waited')")
+    kernel.execute("%agent wait -s waited\nafter_wait = turn_done('waited')")
     assert kernel.evaluate("after_wait") == "True"
 
 

@@ -1,6 +1,5 @@
 """%%agent in an in-process IPython shell: option parsing, errors, help, reloading."""
 
-import pytest
 from IPython.core.error import UsageError
 
 

@@ -4,8 +4,6 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import pytest
-
 from jupyter_agent.model import Model, StreamOptions
 from jupyter_agent.notebook.model_resolution import (
     DEMO_NAME,

@@ -1,7 +1,6 @@
 """``%agent SUBCOMMAND`` in an in-process IPython shell: errors, reports, sessions and branches."""
 
 import pytest
-from IPython.core.error import UsageError
 
 
 def error_of(ip, code):

@@ -11,7 +11,7 @@ from jupyter_agent.runtime.compaction import (
     summary_message,
     truncate_summary,
 )
-from jupyter_agent.testing.scripted import ScriptedResponse, call, reply, tool_calls
+from jupyter_agent.testing.scripted import ScriptedResponse, call, reply
 
 pytestmark = pytest.mark.anyio
 

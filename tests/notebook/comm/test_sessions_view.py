@@ -61,7 +61,7 @@ def test_the_transcript_shows_prompts_answers_code_results_and_errors():
 def test_long_results_are_cut_and_unanswered_calls_say_so():
     call = ToolCall(id="a", name="python", arguments={"code": "x"})
     long = ToolResultMessage(tool_call_id="a", tool_name="python", content=[TextContent(text="y" * (RESULT_CHARS + 5))])
-    assert f"… (5 more characters in the session file)" in transcript_markdown([AssistantMessage(content=[call]), long])
+    assert "… (5 more characters in the session file)" in transcript_markdown([AssistantMessage(content=[call]), long])
     assert "*(no result: the turn stopped before the tool finished)*" in \
         transcript_markdown([AssistantMessage(content=[call])])
 
