@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from kernel_harness import AGENT_TEST_SETUP, KernelHarness
+from kernel_harness import notebook_kernel
 
 pytestmark = pytest.mark.kernel
 
@@ -17,14 +17,7 @@ FACT = {"memories": [{"name": "sales-dates", "summary": "sales.csv dates are day
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("kernel-features")
-    notebook = folder / "analysis.ipynb"
-    notebook.write_text("{}")
-    harness = KernelHarness(env={"JPY_SESSION_NAME": str(notebook), "JUPYTER_AGENT_MODEL": "demo"}, cwd=str(folder))
-    harness.start()
-    harness.folder = folder
-    harness.execute("%load_ext jupyter_agent")
-    harness.execute(AGENT_TEST_SETUP)
+    harness = notebook_kernel(tmp_path_factory.mktemp("kernel-features"))
     yield harness
     harness.shutdown()
 

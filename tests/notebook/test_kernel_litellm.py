@@ -7,7 +7,7 @@ import re
 import pytest
 
 from jupyter_agent.testing.fake_provider import FakeProvider, hanging, http_error, text
-from kernel_harness import AGENT_TEST_SETUP, KernelHarness
+from kernel_harness import notebook_kernel
 
 pytestmark = pytest.mark.kernel
 
@@ -23,14 +23,8 @@ def provider():
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory, provider):
-    folder = tmp_path_factory.mktemp("litellm-kernel")
-    notebook = folder / "model.ipynb"
-    notebook.write_text("{}")
-    harness = KernelHarness(env={"JPY_SESSION_NAME": str(notebook), "JUPYTER_AGENT_MODEL": ""}, cwd=str(folder))
-    harness.start()
-    harness.folder = folder
-    harness.execute("%load_ext jupyter_agent")  # starts importing litellm in the background
-    harness.execute(AGENT_TEST_SETUP)
+    # No model preset: %load_ext starts importing litellm in the background.
+    harness = notebook_kernel(tmp_path_factory.mktemp("litellm-kernel"), model="", notebook_name="model.ipynb")
     harness.execute(f'%config AgentMagics.model = "openai/fake-model"\n'
                     f'%config AgentMagics.api_base = "{provider.api_base}"\n'
                     f'%config AgentMagics.api_key = "{SECRET}"')

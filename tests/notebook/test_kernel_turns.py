@@ -9,22 +9,14 @@ import time
 
 import pytest
 
-from kernel_harness import AGENT_TEST_SETUP, KernelHarness
+from kernel_harness import AGENT_TEST_SETUP, notebook_kernel
 
 pytestmark = pytest.mark.kernel
 
 
 @pytest.fixture(scope="module")
 def kernel(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("kernel")
-    notebook = folder / "analysis.ipynb"
-    notebook.write_text("{}")
-    # JPY_SESSION_NAME is what the Jupyter server sets: the panel (interactive) mode.
-    harness = KernelHarness(env={"JPY_SESSION_NAME": str(notebook), "JUPYTER_AGENT_MODEL": "demo"}, cwd=str(folder))
-    harness.start()
-    harness.folder = folder
-    harness.execute("%load_ext jupyter_agent")
-    harness.execute(AGENT_TEST_SETUP)
+    harness = notebook_kernel(tmp_path_factory.mktemp("kernel"))
     yield harness
     harness.shutdown()
 
