@@ -85,7 +85,7 @@ class TurnFeatures:
         try:
             changes = await self.memory.after_turn(
                 resolved.stream_fn or _default_stream_fn(), model, result.messages[prior_count:],
-                signal=self._extraction.signal, on_usage=lambda usage: store.record_usage(usage, model=model),
+                signal=self._extraction.signal, on_usage=lambda usage: store.record_usage(usage, model=model, purpose="memory"),
             )
         finally:
             note("")

@@ -45,7 +45,8 @@ class SessionUsage:
         self.cache_read_tokens += record.cache_read_tokens
         self.cache_write_tokens += record.cache_write_tokens
         self.spend_usd += record.spend_usd
-        self.steps += 1
+        if record.purpose == "step":
+            self.steps += 1
 
 
 class ActiveBranch:

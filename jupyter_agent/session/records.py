@@ -67,6 +67,9 @@ class UsageRecord(_Record):
     kind: Literal["usage"] = "usage"
     step: int | None = None
     model: str | None = None
+    # "step" for an agent step; anything else (e.g. "memory") is a side request: its tokens and
+    # cost count, but it is not a step of the conversation.
+    purpose: str = "step"
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0

@@ -123,9 +123,12 @@ class SessionStore:
             raise TypeError(f"the summary message must be a UserMessage, not {type(message).__name__}")
         return self._append(CompactionRecord, summary=summary, first_kept_id=first_kept_id, message=message)
 
-    def record_usage(self, step_usage: Any, *, model: Any = None, step: int | None = None) -> str:
-        """One step's usage: an object or mapping with the runtime's ``RunUsage`` fields."""
-        return self._append(UsageRecord, step=step, model=_model_name(model), **_usage_fields(step_usage))
+    def record_usage(self, step_usage: Any, *, model: Any = None, step: int | None = None, purpose: str = "step") -> str:
+        """One request's usage: an object or mapping with the runtime's ``RunUsage`` fields.
+
+        ``purpose`` other than "step" (e.g. "memory") is charged but not counted as a step.
+        """
+        return self._append(UsageRecord, step=step, model=_model_name(model), purpose=purpose, **_usage_fields(step_usage))
 
     def record_request(self, model: Any, options: Any = None) -> str:
         """The model name and non-secret settings; ``api_key`` and headers are never written."""

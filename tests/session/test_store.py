@@ -150,6 +150,14 @@ def test_usage_totals_equal_the_sum_of_the_steps(store):
     assert reopen(store).usage() == expected
 
 
+def test_side_requests_are_charged_but_not_counted_as_steps(store):
+    store.record_usage({"input_tokens": 10, "output_tokens": 5, "spend_usd": 0.5}, step=1)
+    store.record_usage({"input_tokens": 7, "output_tokens": 3, "spend_usd": 0.25}, purpose="memory")
+    usage = store.usage()
+    assert (usage.steps, usage.input_tokens, usage.output_tokens, usage.spend_usd) == (1, 17, 8, 0.75)
+    assert reopen(store).usage() == usage
+
+
 def test_usage_accepts_an_object_with_run_usage_attributes(store):
     class StepUsage:
         input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, spend_usd = 4, 3, 2, 1, 0.125
