@@ -77,8 +77,9 @@ async def test_memory_extraction_saves_a_fact_that_the_next_turn_sees(manager, s
     assert [(c.kind, c.name) for c in renderer.memory_changes] == [("created", "date-format")]
     assert SAVING_MEMORY in renderer.notes and renderer.notes[-1] == ""
     assert (manager.folder / "memory" / "date-format.md").exists()
-    # The extraction request's usage is recorded with the session's (a usage record per request).
-    assert session.store.usage().steps == 2
+    # The extraction request is charged to the session but is not a step of the conversation.
+    assert session.store.usage().steps == 1
+    assert [r.purpose for r in session.store.records() if r.kind == "usage"] == ["step", "memory"]
     later = RecordingRenderer()
     await runner.start(make_turn(session, later, choice, prompt="load it", memory=True))
     system = model.requests[2].context.system_prompt
