@@ -7,7 +7,8 @@
   system prompt every step, and after the turn one extraction request whose changes the renderer
   shows with an undo;
 * delegation (opt-in: ``--delegate`` / ``AgentMagics.delegate``): the ``delegate`` tool, its
-  children's events shown by the renderer as nested cards.
+  children's events shown by the renderer as nested cards and recorded, each child in a session
+  file of its own beside the parent's (``<session>.children/``).
 
 The renderer surface used here: ``show_plan(plan)``, ``memory_saved(*changes)``,
 ``child_event(child_id, event)`` and ``note(text)``.
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from jupyter_agent.loop import AbortController, AgentTool
+from jupyter_agent.session.child_sessions import ChildTranscripts
 from jupyter_agent.session.memory import MEMORY_FOLDER, MemoryStore
 from jupyter_agent.session.notebook_memory import NotebookMemory
 from jupyter_agent.session.plan_file import PlanFile
@@ -45,6 +47,7 @@ class TurnFeatures:
     renderer: Any
     tools: list[AgentTool] = field(default_factory=list)  # plan, memory and delegate tools of this turn
     delegation: DelegationContext | None = None
+    child_transcripts: ChildTranscripts | None = None  # each sub-agent's session file
     _extraction: AbortController | None = None
 
     @classmethod
@@ -59,9 +62,15 @@ class TurnFeatures:
             return features  # "--tools none": no tools at all, the plan's included
         features.tools = [plan_tool(plan), *memory.tools(on_change=_quietly(renderer.memory_saved))]
         if settings.delegate:
+            transcripts = features.child_transcripts = ChildTranscripts(session.path)
+
+            def on_child_event(child_id: str, event: Any) -> None:
+                transcripts.record(child_id, event)
+                renderer.child_event(child_id, event)
+
             features.delegation = DelegationContext(
                 resolved.model, resolved.stream_fn or _default_stream_fn(), tools=base_tools,
-                on_child_event=renderer.child_event,
+                on_child_event=on_child_event,
             )
             features.tools.append(delegate_tool(features.delegation))
         return features

@@ -119,3 +119,10 @@ async def test_delegation_is_off_by_default_and_children_report_to_the_renderer(
     assert renderer.child_events[-1] == ("child-1", "finish")
     assert model.requests[2].context.messages[-1].text == "It has 42 rows."
     assert turn.result.reason == "completed"
+    # The child's own transcript is kept in a session file beside the parent's.
+    from jupyter_agent.session import SessionStore
+
+    [child_file] = (manager.get("team").path.parent / "team.children").glob("*-child-1.jsonl")
+    with SessionStore(child_file, read_only=True) as child:
+        assert [(m.role, m.content if m.role == "user" else m.text) for m in child.history()] == [
+            ("user", "Count the rows of sales.csv"), ("assistant", "It has 42 rows.")]
