@@ -19,7 +19,6 @@ in a real kernel) lives in benchmarks/panel_kernel.py and runs with `--kernel`.
 from __future__ import annotations
 
 import argparse
-import random
 import runpy
 import time
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from types import SimpleNamespace
 
 import ipywidgets as W
 
+from jupyter_agent.testing.sample_answer import sample_answer
 from jupyter_agent.notebook.panel import AgentPanel
 from jupyter_agent.notebook.panel.coalescer import ManualClock
 from jupyter_agent.notebook.panel.comm_meter import CommMeter
@@ -64,29 +64,6 @@ class Row:
         return self.updates / self.duration if self.duration > 0 else None
 
 
-def sample_answer(chars: int = 20_000, seed: int = 7) -> str:
-    """Markdown shaped like a long model answer: headings, paragraphs, lists, code, tables."""
-    rnd = random.Random(seed)
-    words = ("the revenue of each region dropped in the last quarter while costs rose so we "
-             "group by month and compare the mean with the median to see a clear trend").split()
-
-    def sentence() -> str:
-        return " ".join(rnd.choice(words) for _ in range(rnd.randint(8, 20))).capitalize() + "."
-
-    parts: list[str] = []
-    section = 0
-    while sum(map(len, parts)) < chars:
-        section += 1
-        parts.append(f"## Finding {section}\n\n")
-        parts.append(" ".join(sentence() for _ in range(rnd.randint(3, 7))) + "\n\n")
-        parts.append("".join(f"- point {i}: {sentence()}\n" for i in range(rnd.randint(3, 6))) + "\n")
-        parts.append("```python\n" + "".join(
-            f"m{i} = df['c{i}'].mean()  # {sentence()[:30]}\n" for i in range(rnd.randint(5, 15)))
-            + "```\n\n")
-        if section % 3 == 0:
-            parts.append("| region | q3 | q4 |\n|---|---:|---:|\n"
-                         + "".join(f"| r{i} | {i * 3} | {i * 2} |\n" for i in range(6)) + "\n")
-    return "".join(parts)[:chars]
 
 
 def deltas(answer: str, size: int) -> list[str]:
