@@ -46,6 +46,7 @@ from jupyter_agent.model import (
     start_producer,
 )
 from jupyter_agent.model.events import AssistantMessageEvent
+from jupyter_agent.model.tokens import estimate_message_tokens, estimate_overhead, estimate_tokens
 
 NO_MORE_RESPONSES = "No more scripted responses"
 _ids = itertools.count(1)
@@ -218,12 +219,9 @@ class ScriptedModel:
 
 
 def estimate_usage(model: Model, context: Context, content: list) -> Usage:
-    """About four characters a token, priced with the model's rates."""
-    input_chars = len(context.system_prompt or "") + sum(
-        len(message.model_dump_json()) for message in context.messages
-    ) + sum(len(json.dumps(tool.parameters)) + len(tool.description) for tool in context.tools)
-    output_chars = sum(len(block.model_dump_json()) for block in content)
-    input_tokens, output_tokens = max(1, input_chars // 4), max(1, output_chars // 4)
+    """The project's token estimate (``model.tokens``), priced with the model's rates."""
+    input_tokens = max(1, estimate_tokens(context.messages) + estimate_overhead(context.system_prompt, context.tools))
+    output_tokens = max(1, estimate_message_tokens(AssistantMessage(content=content)))
     cost_in = input_tokens * model.cost.input / 1e6
     cost_out = output_tokens * model.cost.output / 1e6
     return Usage(

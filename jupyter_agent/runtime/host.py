@@ -36,7 +36,8 @@ from jupyter_agent.runtime.queues import InputQueues
 from jupyter_agent.runtime.result import ABORTED, COMPLETED, ERROR, MAX_CONTEXT, MAX_OUTPUT, RunResult
 from jupyter_agent.runtime.spend import RunUsage, request_cost, request_input_tokens
 from jupyter_agent.runtime.transcript import TranscriptRecorder
-from jupyter_agent.runtime.window import ContextWindow, estimate_message_tokens, estimate_overhead
+from jupyter_agent.model.tokens import estimate_message_tokens, estimate_overhead
+from jupyter_agent.runtime.window import ContextWindow
 
 
 class RunHost:

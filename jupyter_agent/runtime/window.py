@@ -1,57 +1,20 @@
-"""The context window: token estimates, the next request's projected size, the output clamp.
+"""The context window: the next request's projected size and the output clamp.
 
 The provider's reported input size of the latest request is the truth; messages appended since
-are estimated at about four characters a token.
+are estimated (``jupyter_agent.model.tokens``).
 """
 
 from __future__ import annotations
 
-import json
-from typing import Iterable, Sequence
+from typing import Iterable
 
-from jupyter_agent.messages import ImageContent, Message, TextContent, ThinkingContent, ToolCall
-from jupyter_agent.model import ToolSpec
+from jupyter_agent.messages import Message
+from jupyter_agent.model.tokens import estimate_message_tokens, estimate_tokens
 
-_CHARS_PER_TOKEN = 4
-# Role markers and separators cost a few tokens per message on every provider.
-_MESSAGE_OVERHEAD = 4
-# A typical screenshot or plot is billed at roughly 1-2k tokens.
-IMAGE_TOKENS = 1_600
 # A response with less room than this cannot say anything useful.
 MIN_OUTPUT_TOKENS = 1_024
 # The default compaction threshold leaves a fifth of the window for the answer and new input.
 DEFAULT_COMPACT_FRACTION = 0.8
-
-
-def estimate_message_tokens(message: Message) -> int:
-    chars = 0
-    images = 0
-    content = message.content
-    if isinstance(content, str):
-        chars = len(content)
-    else:
-        for block in content:
-            if isinstance(block, TextContent):
-                chars += len(block.text)
-            elif isinstance(block, ThinkingContent):
-                chars += len(block.thinking)
-            elif isinstance(block, ToolCall):
-                chars += len(block.name) + len(json.dumps(block.arguments, default=str))
-            elif isinstance(block, ImageContent):
-                images += 1
-    return chars // _CHARS_PER_TOKEN + images * IMAGE_TOKENS + _MESSAGE_OVERHEAD
-
-
-def estimate_tokens(messages: Iterable[Message]) -> int:
-    return sum(estimate_message_tokens(message) for message in messages)
-
-
-def estimate_overhead(system_prompt: str | None, tools: Sequence[ToolSpec]) -> int:
-    """What every request carries besides the messages: the system prompt and tool schemas."""
-    chars = len(system_prompt or "") + sum(
-        len(tool.name) + len(tool.description) + len(json.dumps(tool.parameters)) for tool in tools
-    )
-    return chars // _CHARS_PER_TOKEN
 
 
 class ContextWindow:

@@ -4,7 +4,8 @@ import pytest
 
 from jupyter_agent import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, ToolSpec, UserMessage
 from jupyter_agent.runtime import run_agent
-from jupyter_agent.runtime.window import IMAGE_TOKENS, MIN_OUTPUT_TOKENS, ContextWindow, estimate_message_tokens, estimate_overhead, estimate_tokens
+from jupyter_agent.model.tokens import IMAGE_TOKENS, estimate_message_tokens, estimate_overhead, estimate_tokens
+from jupyter_agent.runtime.window import MIN_OUTPUT_TOKENS, ContextWindow
 from jupyter_agent.testing.scripted import ScriptedResponse, call, reply
 
 pytestmark = pytest.mark.anyio

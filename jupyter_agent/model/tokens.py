@@ -1,0 +1,50 @@
+"""Token estimates without a tokenizer: about four characters a token.
+
+Used where no provider count exists yet: the runtime's projection of the next request, and the
+scripted model's reported usage.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable, Sequence
+
+from jupyter_agent.messages import ImageContent, Message, TextContent, ThinkingContent, ToolCall
+from jupyter_agent.model.types import ToolSpec
+
+_CHARS_PER_TOKEN = 4
+# Role markers and separators cost a few tokens per message on every provider.
+_MESSAGE_OVERHEAD = 4
+# A typical screenshot or plot is billed at roughly 1-2k tokens.
+IMAGE_TOKENS = 1_600
+
+
+def estimate_message_tokens(message: Message) -> int:
+    chars = 0
+    images = 0
+    content = message.content
+    if isinstance(content, str):
+        chars = len(content)
+    else:
+        for block in content:
+            if isinstance(block, TextContent):
+                chars += len(block.text)
+            elif isinstance(block, ThinkingContent):
+                chars += len(block.thinking)
+            elif isinstance(block, ToolCall):
+                chars += len(block.name) + len(json.dumps(block.arguments, default=str))
+            elif isinstance(block, ImageContent):
+                images += 1
+    return chars // _CHARS_PER_TOKEN + images * IMAGE_TOKENS + _MESSAGE_OVERHEAD
+
+
+def estimate_tokens(messages: Iterable[Message]) -> int:
+    return sum(estimate_message_tokens(message) for message in messages)
+
+
+def estimate_overhead(system_prompt: str | None, tools: Sequence[ToolSpec]) -> int:
+    """What every request carries besides the messages: the system prompt and tool schemas."""
+    chars = len(system_prompt or "") + sum(
+        len(tool.name) + len(tool.description) + len(json.dumps(tool.parameters)) for tool in tools
+    )
+    return chars // _CHARS_PER_TOKEN
