@@ -22,9 +22,11 @@ _WAIT_LINE = re.compile(r"^%agent\s+wait\b(?P<rest>[^\n]*)$")
 
 
 def load_ipython_extension(ipython: Any) -> None:
+    from jupyter_agent.notebook.interrupt import interrupt_router
     from jupyter_agent.notebook.magics import AgentMagics
 
     unload_ipython_extension(ipython)  # reloading must not stack transformers
+    interrupt_router(ipython)  # the kernel's Interrupt (■) reaches runs through its saved handler
     magics = AgentMagics(shell=ipython)
     ipython.register_magics(magics)
     _soon(lambda: _register_lab_target(ipython, magics))

@@ -1,7 +1,7 @@
 """The kernel's Interrupt (■) and Ctrl-C stop agent runs without killing the kernel.
 
 ipykernel ignores SIGINT while idle and swaps in ``default_int_handler`` around each shell
-message, restoring ``kernel.saved_sigint_handler`` afterwards (measured: feasibility notes, Q3).
+message, restoring ``kernel.saved_sigint_handler`` afterwards (ipykernel 6.29 to 7.4).
 While any run is active we put our handler there. On SIGINT it stops every active run:
 
 * inside a run's blocking code (the ``python`` tool executing user code on the main thread), it
@@ -122,6 +122,8 @@ class InterruptRouter:
         for key, entry in list(self._entries.items()):
             if in_code and key is token:
                 continue
+            # Never call_on_loop here: the handler runs between two bytecodes of whatever the
+            # main thread was doing, so ``stop`` is queued, and _threadsafe wakes the selector.
             entry.loop.call_soon_threadsafe(entry.stop)
         if in_code:
             current.in_code()
@@ -141,7 +143,16 @@ _ROUTER: InterruptRouter | None = None
 
 
 def interrupt_router(shell: Any = None) -> InterruptRouter:
+    """The process's router; given a ``shell`` (``%load_ext``), it uses that shell's kernel.
+
+    Without the kernel the handler can only be set with ``signal.signal``, which ipykernel
+    overwrites with its idle handler when the current shell message ends: the kernel's
+    ``saved_sigint_handler`` is what survives that.
+    """
     global _ROUTER
     if _ROUTER is None:
-        _ROUTER = InterruptRouter(getattr(shell, "kernel", None))
+        _ROUTER = InterruptRouter()
+    kernel = getattr(shell, "kernel", None)
+    if kernel is not None and not _ROUTER.active:
+        _ROUTER.kernel = kernel
     return _ROUTER

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from jupyter_agent.notebook.interrupt import interrupt_router
 from jupyter_agent.notebook.model_resolution import ModelChoice, ResolvedModel, needs_litellm, resolve
+from jupyter_agent.notebook.threads import call_on_loop, on_loop_thread
 
 WAITING = "waiting for the turn above"
 LOADING_LITELLM = "Loading litellm (its first use in a kernel takes a few seconds)…"
@@ -80,10 +81,10 @@ class Turn:
     def stop(self) -> None:
         """Stop button, ``%agent stop`` and Interrupt: abort the run, or drop a queued turn."""
         self.stop_requested = True
-        if self._code_running and not self._on_loop_thread():
+        if self._code_running and not on_loop_thread(self.loop):
             # A click on a subshell thread while agent-run Python blocks the loop.
             _safely(self.renderer.note, STOP_AFTER_CODE)
-        self._on_loop(self._interrupt)
+        call_on_loop(self.loop, self._interrupt)
 
     def interrupted_in_code(self) -> None:
         """Interrupt landed in the run's own code (a running ``python`` tool): that tool's
@@ -129,22 +130,10 @@ class Turn:
         if run is None or run.done or not text.strip():
             return False
         push = run.steer if kind == "steer" else run.follow_up
-        if self._on_loop_thread():
+        if self.loop is None or on_loop_thread(self.loop):
             return bool(push(text))
-        self.loop.call_soon_threadsafe(push, text)
+        call_on_loop(self.loop, push, text)
         return True  # checked above; the run may still end first, like any race with the answer
-
-    def _on_loop_thread(self) -> bool:
-        try:
-            return asyncio.get_running_loop() is self.loop
-        except RuntimeError:
-            return False
-
-    def _on_loop(self, action: Callable[[], Any]) -> None:
-        if self.loop is None or self._on_loop_thread():
-            action()
-        else:
-            self.loop.call_soon_threadsafe(action)
 
 
 def start(turn: Turn) -> asyncio.Task:

@@ -93,6 +93,25 @@ def test_kernel_interrupt_stops_a_run_waiting_on_the_model(kernel):
     assert kernel.is_alive() and kernel.evaluate("1 + 1") == "2"
 
 
+def test_kernel_interrupt_stops_a_run_that_started_while_its_cell_was_still_executing(kernel):
+    # The run's task installs its handler while the cell still executes (the cell awaits after
+    # the magic). ipykernel then restores its saved idle handler when the cell ends: only the
+    # router that knows the kernel (given the shell at %load_ext) puts its handler there.
+    assert kernel.evaluate("__import__('jupyter_agent.notebook.interrupt', fromlist=['x'])"
+                           ".interrupt_router().kernel is get_ipython().kernel") == "True"
+    kernel.execute("script('hanging-late', ScriptedResponse(content=[TextContent(text='Still here')], hang=True))")
+    kernel.execute(
+        "import asyncio\n"
+        "get_ipython().run_cell_magic('agent', '-m hanging-late -s started-in-cell --no-wait', 'Take your time')\n"
+        "while not _agent.sessions.get('started-in-cell').turns[-1].run:\n"
+        "    await asyncio.sleep(0.01)")
+    kernel.wait_for(lambda: "Still here" in kernel.widget_text(), what="the first words")
+    kernel.interrupt()
+    kernel.wait_turn("started-in-cell", timeout=10)
+    assert kernel.evaluate("last_turn('started-in-cell').result.reason") == "'aborted'"
+    assert kernel.is_alive() and kernel.evaluate("3 + 3") == "6"
+
+
 def test_kernel_interrupt_stops_a_running_python_tool_and_the_kernel_survives(kernel):
     kernel.execute(
         "script('busy', tool_calls(call('python', {'code': 'import time\\nfor i in range(600):\\n    time.sleep(0.05)'})),"

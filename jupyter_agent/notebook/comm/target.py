@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
@@ -28,6 +27,7 @@ from comm.base_comm import BaseComm
 from jupyter_agent.notebook.comm import protocol as p
 from jupyter_agent.notebook.comm.materialize import last_turn_cells
 from jupyter_agent.notebook.comm.sessions_view import read_history, session_file, session_summaries, transcript_markdown
+from jupyter_agent.notebook.threads import call_on_loop
 
 log = logging.getLogger("jupyter_agent.comm")
 
@@ -61,7 +61,6 @@ class AgentCommTarget:
         self.runs: dict[str, p.RunState] = {}  # session -> its running turn
         self.last_cell: dict[str, str | None] = {}  # session -> agent cell of its last finished turn
         self._loop = loop
-        self._loop_thread = threading.get_ident()  # registered from the loop's thread (a magic)
         self._beacon: _Beacon | None = None
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -122,10 +121,10 @@ class AgentCommTarget:
             return self._refuse(comm, f"the JupyterLab extension speaks protocol {hello.version} and this kernel's "
                                       f"jupyter_agent speaks {p.PROTOCOL_VERSION}: install matching versions")
         self.frontends[comm.comm_id] = comm
-        comm.on_msg(lambda message: self._call_on_loop(self.handle, comm, message.get("content", {}).get("data")))
+        comm.on_msg(lambda message: call_on_loop(self._loop, self.handle, comm, message.get("content", {}).get("data")))
         comm.on_close(lambda message: self.frontends.pop(comm.comm_id, None))
         log.debug("frontend %s connected (%s)", comm.comm_id, hello.client)
-        self._call_on_loop(self._welcome, comm)
+        call_on_loop(self._loop, self._welcome, comm)
 
     def _welcome(self, comm: Any) -> None:
         comm.send(p.Welcome(package_version=_package_version(), runs=list(self.runs.values())).to_json())
@@ -183,12 +182,6 @@ class AgentCommTarget:
         for comm in list(self.frontends.values()):
             _quietly(comm.send, data)
 
-    def _call_on_loop(self, function: Callable[..., None], *args: Any) -> None:
-        loop = self._loop
-        if loop is None or loop.is_closed() or threading.get_ident() == self._loop_thread:
-            function(*args)
-        else:
-            loop.call_soon_threadsafe(function, *args)
 
 
 def _most_recent(folder: Path | None) -> str | None:

@@ -13,6 +13,7 @@ from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, is_visible, set_visible
 from jupyter_agent.notebook.panel.tool_card import args_html
+from jupyter_agent.notebook.threads import call_on_loop
 
 DECISIONS = ("once", "tool", "call", "deny")
 
@@ -58,15 +59,8 @@ class ApprovalBar:
         future = self._future
         if future is None or future.done():
             return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is future.get_loop():
-            future.set_result(decision)
-        else:
-            # A click handled on another thread must hand the result to the future's loop.
-            future.get_loop().call_soon_threadsafe(_resolve, future, decision)
+        # A click handled on another thread must hand the result to the future's loop.
+        call_on_loop(future.get_loop(), _resolve, future, decision)
 
     def _show(self, request: Any) -> None:
         self.request = request

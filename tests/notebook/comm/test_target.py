@@ -142,20 +142,26 @@ def test_unregistering_closes_the_frontends(target, manager):
 
 
 def test_messages_from_a_subshell_thread_are_handled_on_the_loop_thread(handler, manager):
-    loop = asyncio.new_event_loop()
-    try:
-        target = AgentCommTarget(handler, manager, loop=loop)
+    async def scenario():
+        target = AgentCommTarget(handler, manager, loop=asyncio.get_running_loop())
         target.register()
         comm = connect(target, manager)
         handled_on = []
+        handled = asyncio.Event()
         original = handler.stop
-        handler.stop = lambda session: handled_on.append(threading.get_ident()) or original(session)
+
+        def stop(session):
+            handled_on.append(threading.get_ident())
+            handled.set()
+            return original(session)
+
+        handler.stop = stop
         worker = threading.Thread(target=comm.receive, args=({"type": "stop", "request_id": "r"},))
         worker.start()
-        worker.join(5)
-        assert handled_on == []  # only scheduled: the loop has not run yet
-        loop.run_until_complete(asyncio.sleep(0.05))
+        worker.join(5)  # blocks the loop: what the worker scheduled cannot have run yet
+        assert handled_on == []
+        await asyncio.wait_for(handled.wait(), 5)
         assert handled_on == [threading.get_ident()]
         assert comm.last["request_id"] == "r"
-    finally:
-        loop.close()
+
+    asyncio.run(scenario())
