@@ -1,7 +1,10 @@
 """Layers are law: a module imports only its own layer and the layers before it.
 
-messages → model → loop → runtime → tools/session → notebook → testing. The core never imports
-Jupyter or widget packages, and litellm is imported only in model/litellm* modules, lazily.
+messages → model → loop → runtime → tools → session → features → notebook → testing. The core
+never imports Jupyter or widget packages, and litellm is imported only in model/litellm* modules,
+lazily. A feature's ``view.py`` (``features/<name>/view.py``) draws the feature in the panel: it
+belongs to the notebook layer, so only the notebook layer (other views included) imports it.
+Sessions import no Jupyter package at all; tools and features only inside functions.
 """
 
 import ast
@@ -12,7 +15,10 @@ import sys
 import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "jupyter_agent"
-LAYERS = {"messages": 0, "model": 1, "loop": 2, "runtime": 3, "tools": 4, "session": 4, "notebook": 5, "testing": 6}
+LAYERS = {
+    "messages": 0, "model": 1, "loop": 2, "runtime": 3, "tools": 4, "session": 5, "features": 6, "notebook": 7,
+    "testing": 8,
+}
 CORE = {"messages", "model", "loop", "runtime"}
 JUPYTER = {"IPython", "ipywidgets", "ipykernel", "jupyter_client", "jupyter_server", "comm", "traitlets", "nbformat"}
 
@@ -20,7 +26,21 @@ JUPYTER = {"IPython", "ipywidgets", "ipykernel", "jupyter_client", "jupyter_serv
 def layer_of(path: pathlib.Path) -> str | None:
     relative = path.relative_to(PACKAGE)
     first = relative.parts[0]
+    if is_view(relative.with_suffix("").parts):
+        return "notebook"
     return "messages" if first == "messages.py" else (first if first in LAYERS else None)
+
+
+def is_view(parts: tuple[str, ...]) -> bool:
+    """``features/<name>/view``: a feature's panel view, part of the notebook layer."""
+    return len(parts) == 3 and parts[0] == "features" and parts[2] == "view"
+
+
+def target_layer(parts: list[str]) -> str | None:
+    """The layer of an imported ``jupyter_agent`` module, from its dotted name without the root."""
+    if is_view(tuple(parts[:3])):
+        return "notebook"
+    return parts[0] if parts and parts[0] in LAYERS else None
 
 
 def imports(path: pathlib.Path):
@@ -45,15 +65,13 @@ def violations():
         for module, top_level in imports(path):
             root = module.split(".")[0]
             if root == "jupyter_agent":
-                parts = module.split(".")
-                target = parts[1] if len(parts) > 1 else None
-                target = "messages" if target == "messages" else target
-                if target is None or target not in LAYERS:
+                target = target_layer(module.split(".")[1:])
+                if target is None:
                     found.append(f"{name} imports the package root {module}")
                 elif LAYERS[target] > LAYERS[layer]:
                     found.append(f"{name} ({layer}) imports upward: {module}")
             elif root in JUPYTER:
-                if layer in CORE or layer == "session" or (layer == "tools" and top_level):
+                if layer in CORE or layer == "session" or (layer in ("tools", "features") and top_level):
                     found.append(f"{name} ({layer}) imports {module}")
             elif root == "litellm":
                 if not (layer == "model" and path.name.startswith("litellm")):
@@ -71,15 +89,26 @@ def test_the_checker_catches_violations(tmp_path, monkeypatch):
     fake = tmp_path / "jupyter_agent"
     (fake / "loop").mkdir(parents=True)
     (fake / "model").mkdir()
+    (fake / "tools").mkdir()
+    (fake / "features" / "plan").mkdir(parents=True)
     (fake / "loop" / "bad.py").write_text("import IPython\nfrom jupyter_agent.runtime import run_agent\n")
+    (fake / "tools" / "up.py").write_text("from jupyter_agent.session import SessionStore\n")
+    (fake / "features" / "plan" / "state.py").write_text(
+        "import ipywidgets\nfrom jupyter_agent.features.plan.view import PlanView\nfrom jupyter_agent.notebook import x\n"
+    )
+    (fake / "features" / "plan" / "view.py").write_text("import ipywidgets\nfrom jupyter_agent.notebook.panel import shared\n")
     (fake / "model" / "litellm_x.py").write_text("import litellm\n")
     (fake / "model" / "other.py").write_text("def f():\n    import litellm\n")
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
     assert sorted(violations()) == [
+        "features/plan/state.py (features) imports ipywidgets",
+        "features/plan/state.py (features) imports upward: jupyter_agent.features.plan.view",
+        "features/plan/state.py (features) imports upward: jupyter_agent.notebook",
         "loop/bad.py (loop) imports IPython",
         "loop/bad.py (loop) imports upward: jupyter_agent.runtime",
         "model/litellm_x.py imports litellm at module level (must be lazy)",
         "model/other.py imports litellm outside model/litellm*",
+        "tools/up.py (tools) imports upward: jupyter_agent.session",
     ]
 
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
+from jupyter_agent.features.memory.store import MEMORY_FOLDER, MemoryStore
+from jupyter_agent.features.plan.file import PlanFile
+from jupyter_agent.features.plan.state import plan_markdown, render_plan_text
 from jupyter_agent.notebook.report import Report
-from jupyter_agent.session.memory import MEMORY_FOLDER, MemoryStore
-from jupyter_agent.session.plan_file import PlanFile
-from jupyter_agent.tools.plan import plan_markdown, render_plan_text
 
 MEMORY_OFF_HINT = "Turn memory on with `%%agent --memory` or `%config AgentMagics.memory = True`."
 

@@ -137,7 +137,7 @@ class AgentMagics(Magics):
         config = AgentConfig.from_magics(self)
         # Imported here, in the cell's time, rather than in the turn's first step on the
         # background loop, where it would stall the notebook for tens of milliseconds.
-        import jupyter_agent.notebook.turn_features  # noqa: F401
+        import jupyter_agent.features.turn_features  # noqa: F401
         import jupyter_agent.runtime  # noqa: F401
         from jupyter_agent.session import SessionLockedError
 

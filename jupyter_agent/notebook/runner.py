@@ -7,7 +7,7 @@ session run in cell order ("waiting for the turn above"), routes the kernel's In
 run while it is active, and catches every exception into the renderer: an unreferenced task's
 error would land in no cell. ``run_in_foreground`` runs the same turn to completion for
 ``--wait``, headless execution and terminal IPython. The task plan, memory and delegation are
-added to each turn by ``turn_features``.
+added to each turn by ``features.turn_features``.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class TurnSettings:
     data_policy: str = "sample"
     sample_rows: int = 5
     bash_timeout: float = 120.0
-    memory: bool = False  # opt-in: durable facts beside the notebook (see turn_features)
+    memory: bool = False  # opt-in: durable facts beside the notebook (see features/turn_features.py)
     delegate: bool = False  # opt-in: the delegate tool and its sub-agents
 
 
@@ -217,7 +217,7 @@ async def execute(turn: Turn) -> None:
 
 
 async def _run(turn: Turn) -> None:
-    from jupyter_agent.notebook.turn_features import TurnFeatures
+    from jupyter_agent.features.turn_features import TurnFeatures
     from jupyter_agent.runtime import run_agent
     from jupyter_agent.runtime.compaction import summary_message
 

@@ -179,7 +179,7 @@ class SessionManager:
             raise SessionNameError(f"session {name!r} already exists: continue it with -s {name}")
         if source.store.tip is None:
             raise SessionNameError(f"session {source.name!r} has nothing to branch from yet")
-        from jupyter_agent.session.plan_file import PlanFile
+        from jupyter_agent.features.plan.file import PlanFile
 
         forked = source.store.fork(path)
         forked.close()  # reopened (and locked) by get()

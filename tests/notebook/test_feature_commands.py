@@ -8,8 +8,8 @@ def error_of(ip, code):
 
 
 def test_plan_and_memory_subcommands(ip):
-    from jupyter_agent.session.memory import MemoryStore
-    from jupyter_agent.session.plan_file import PlanFile
+    from jupyter_agent.features.memory.store import MemoryStore
+    from jupyter_agent.features.plan.file import PlanFile
 
     magics = ip.find_line_magic("agent").__self__
     session = magics.sessions.get("planned")

@@ -66,7 +66,7 @@ def test_branch_forks_the_transcript(manager):
 
 
 def test_branch_copies_the_plan(manager):
-    from jupyter_agent.session.plan_file import PlanFile
+    from jupyter_agent.features.plan.file import PlanFile
 
     main = manager.get()
     main.store.append(UserMessage(content="start"))

@@ -4,11 +4,11 @@ import asyncio
 import json
 
 import pytest
-
-from jupyter_agent.notebook import runner
-from jupyter_agent.notebook.turn_features import SAVING_MEMORY
-from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, reply, tool_calls
 from turn_helpers import RecordingRenderer, make_turn
+
+from jupyter_agent.features.turn_features import SAVING_MEMORY
+from jupyter_agent.notebook import runner
+from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, reply, tool_calls
 
 pytestmark = pytest.mark.anyio
 

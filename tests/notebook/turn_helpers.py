@@ -41,7 +41,7 @@ class RecordingRenderer:
         self.models.append((label, context_window))
 
     def show_plan(self, plan):
-        from jupyter_agent.tools.plan import plan_markdown
+        from jupyter_agent.features.plan.state import plan_markdown
 
         self.plans.append(plan_markdown(plan))
 

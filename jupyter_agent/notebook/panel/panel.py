@@ -16,14 +16,14 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.approval_bar import ApprovalBar
-from jupyter_agent.notebook.panel.child_card import ChildCards
+from jupyter_agent.features.delegation.view import ChildCards
 from jupyter_agent.notebook.panel.coalescer import Clock, Coalescer, LoopClock
 from jupyter_agent.notebook.panel.column import GrowingColumn
 from jupyter_agent.notebook.panel.controls import Controls
 from jupyter_agent.notebook.panel.footer import Footer
 from jupyter_agent.notebook.panel.inline import escape
-from jupyter_agent.notebook.panel.memory_view import MemoryView
-from jupyter_agent.notebook.panel.plan_view import PlanView
+from jupyter_agent.features.memory.view import MemoryView
+from jupyter_agent.features.plan.view import PlanView
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
 from jupyter_agent.notebook.panel.status import TERMINAL, finish_state
 from jupyter_agent.notebook.panel.style import style_html

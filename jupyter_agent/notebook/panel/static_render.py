@@ -97,7 +97,7 @@ class StaticRenderer(EventRouter):
 
     def show_plan(self, plan: Any) -> None:
         """Kept until the turn ends: one checklist in the output, the final one."""
-        from jupyter_agent.tools.plan import plan_markdown
+        from jupyter_agent.features.plan.state import plan_markdown
 
         done = sum(item.status == "done" for item in plan.items)
         self._plan = f"**Plan** ({done}/{len(plan.items)} done)\n\n{plan_markdown(plan)}" if plan.items else ""

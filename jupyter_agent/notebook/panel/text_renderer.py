@@ -93,7 +93,7 @@ class TextRenderer(EventRouter):
 
     def show_plan(self, plan: Any) -> None:
         """Prints the checklist each time it changes (a terminal cannot redraw it in place)."""
-        from jupyter_agent.tools.plan import render_plan_text
+        from jupyter_agent.features.plan.state import render_plan_text
 
         for line in render_plan_text(plan).splitlines():
             self._line(self._dim("  " + line))

@@ -193,8 +193,8 @@ def test_set_model_updates_the_footer_and_its_context_gauge(clock, kit):
 
 
 def test_plan_and_memory_appear_around_the_transcript_only_when_used(clock, kit, tmp_path):
-    from jupyter_agent.session.memory import MemoryStore
-    from jupyter_agent.tools.plan import PlanState
+    from jupyter_agent.features.memory.store import MemoryStore
+    from jupyter_agent.features.plan.state import PlanState
 
     panel = make_panel(clock)
     before = len(panel.widget.children)

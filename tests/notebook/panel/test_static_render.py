@@ -74,8 +74,8 @@ def test_a_malformed_event_is_reported_not_raised(kit):
 
 
 def test_the_final_plan_memory_and_sub_agents_are_recorded(kit, tmp_path):
-    from jupyter_agent.session.memory import MemoryStore
-    from jupyter_agent.tools.plan import PlanState
+    from jupyter_agent.features.memory.store import MemoryStore
+    from jupyter_agent.features.plan.state import PlanState
 
     renderer = StaticRenderer(model_label="gpt-x", display=lambda obj: None)
     plan = PlanState()

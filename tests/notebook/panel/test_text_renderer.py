@@ -84,8 +84,8 @@ def test_a_malformed_event_is_reported_not_raised(kit):
 
 
 def test_plan_memory_sub_agents_and_model(kit, tmp_path):
-    from jupyter_agent.session.memory import MemoryStore
-    from jupyter_agent.tools.plan import PlanState
+    from jupyter_agent.features.memory.store import MemoryStore
+    from jupyter_agent.features.plan.state import PlanState
 
     renderer, out, _ = renderer_with()
     renderer.set_model("gpt-y", 1000)

@@ -12,11 +12,11 @@ import json
 import logging
 from typing import Any, Callable, Sequence
 
+from jupyter_agent.features.memory.store import MemoryChange, MemoryRefused, MemoryStore
+from jupyter_agent.loop import AbortController, AbortSignal
 from jupyter_agent.messages import Message, Usage, UserMessage
 from jupyter_agent.model import Context, Model, StreamFn, StreamOptions
-from jupyter_agent.loop import AbortController, AbortSignal
 from jupyter_agent.runtime.summarize import complete_request, render_transcript
-from jupyter_agent.session.memory import MemoryChange, MemoryRefused, MemoryStore
 
 EXTRACTION_SYSTEM_PROMPT = (
     "You maintain the long-term memory of a data-analysis assistant that works in a Jupyter "

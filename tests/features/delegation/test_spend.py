@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from jupyter_agent.tools.delegate_spend import SpendPool
+from jupyter_agent.features.delegation.spend import SpendPool
 
 pytestmark = pytest.mark.anyio
 

@@ -1,6 +1,6 @@
 import ipywidgets as W
 
-from jupyter_agent.notebook.panel.child_card import ChildCards
+from jupyter_agent.features.delegation.view import ChildCards
 from jupyter_agent.notebook.panel.shared import Shared
 
 

@@ -4,14 +4,13 @@ import itertools
 
 import pytest
 
-from jupyter_agent.session.memory import (
+from jupyter_agent.features.memory.store import (
     FACT_MAX_CHARS,
     INDEX_MAX_CHARS,
     INDEX_MAX_ENTRIES,
     MemoryRefused,
     MemoryStore,
     memory_folder,
-    memory_system_section,
     parse_fact,
     slugify,
 )
@@ -140,14 +139,6 @@ def test_a_hand_written_file_without_front_matter_still_reads(memory):
     assert (fact.summary, fact.updated) == ("Prefers seaborn over matplotlib.", "")
     assert memory.names() == ["notes"]
     assert parse_fact("x", "---\nsummary: s\n").content == "---\nsummary: s"
-
-
-def test_the_system_section_shows_the_index_and_how_to_use_the_tool(memory):
-    assert "(no notes saved yet)" in memory_system_section(memory)
-    memory.write("units", "Revenue is in kEUR.")
-    section = memory_system_section(memory)
-    assert section.startswith("## Memory\n") and "- units: Revenue is in kEUR." in section
-    assert "`memory` tool" in section
 
 
 def test_an_untouched_store_creates_nothing(tmp_path):

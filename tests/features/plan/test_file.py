@@ -5,10 +5,11 @@ import logging
 
 import pytest
 
+from jupyter_agent.features.plan.file import PlanFile, plan_path
+from jupyter_agent.features.plan.prompt import plan_system_section
+from jupyter_agent.features.plan.tool import plan_tool
 from jupyter_agent.runtime import run_agent
-from jupyter_agent.session.plan_file import PlanFile, plan_path
 from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
-from jupyter_agent.tools.plan import plan_system_section, plan_tool
 from jupyter_agent.tools.system_sections import system_sections_hook
 
 pytestmark = pytest.mark.anyio

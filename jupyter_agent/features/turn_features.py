@@ -20,13 +20,15 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from jupyter_agent.features.delegation.tool import DelegationContext, delegate_tool
+from jupyter_agent.features.delegation.transcripts import ChildTranscripts
+from jupyter_agent.features.memory.notebook_memory import NotebookMemory
+from jupyter_agent.features.memory.store import MEMORY_FOLDER, MemoryStore
+from jupyter_agent.features.plan.file import PlanFile
+from jupyter_agent.features.plan.prompt import plan_system_section
+from jupyter_agent.features.plan.state import PlanState
+from jupyter_agent.features.plan.tool import plan_tool
 from jupyter_agent.loop import AbortController, AgentTool
-from jupyter_agent.session.child_sessions import ChildTranscripts
-from jupyter_agent.session.memory import MEMORY_FOLDER, MemoryStore
-from jupyter_agent.session.notebook_memory import NotebookMemory
-from jupyter_agent.session.plan_file import PlanFile
-from jupyter_agent.tools.delegate import DelegationContext, delegate_tool
-from jupyter_agent.tools.plan import PlanState, plan_system_section, plan_tool
 from jupyter_agent.tools.system_sections import system_sections_hook
 
 SAVING_MEMORY = "Saving what this turn taught to memory…"

@@ -1,6 +1,6 @@
-from jupyter_agent.notebook.panel.plan_view import PlanView, plan_html
+from jupyter_agent.features.plan.state import PlanState
+from jupyter_agent.features.plan.view import PlanView, plan_html
 from jupyter_agent.notebook.panel.shared import is_visible
-from jupyter_agent.tools.plan import PlanState
 
 
 def plan(*items):

@@ -3,13 +3,13 @@
 import pytest
 
 from jupyter_agent import AssistantMessage, TextContent, Usage, UserMessage
-from jupyter_agent.session.memory import MemoryStore
-from jupyter_agent.session.memory_extraction import (
+from jupyter_agent.features.memory.extraction import (
     EXTRACTION_SYSTEM_PROMPT,
     MAX_CHANGES_PER_TURN,
     extract_memories,
     parse_memories,
 )
+from jupyter_agent.features.memory.store import MemoryStore
 from jupyter_agent.testing.scripted import ScriptedModel, failure, reply
 
 pytestmark = pytest.mark.anyio

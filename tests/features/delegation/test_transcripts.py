@@ -1,8 +1,8 @@
 from types import SimpleNamespace as Event
 
+from jupyter_agent.features.delegation.transcripts import ChildTranscripts
 from jupyter_agent.messages import AssistantMessage, TextContent, UserMessage
 from jupyter_agent.session import SessionStore
-from jupyter_agent.session.child_sessions import ChildTranscripts
 
 
 def message(m):

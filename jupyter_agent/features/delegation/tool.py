@@ -26,11 +26,11 @@ from typing import Any, Callable, Sequence
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from jupyter_agent.model import Model, StreamFn, StreamOptions
+from jupyter_agent.features.delegation.child import REFUSED, ChildJob, ChildOutcome, ChildQueuedEvent, ChildStartEvent
+from jupyter_agent.features.delegation.spend import SpendPool
 from jupyter_agent.loop import AgentTool, ToolOutput
+from jupyter_agent.model import Model, StreamFn, StreamOptions
 from jupyter_agent.runtime import AgentRun, PermissionPolicy, Rates
-from jupyter_agent.tools.delegate_child import REFUSED, ChildJob, ChildOutcome, ChildQueuedEvent, ChildStartEvent
-from jupyter_agent.tools.delegate_spend import SpendPool
 from jupyter_agent.tools.errors import ToolError
 
 CHILD_SYSTEM_PROMPT = (

@@ -11,8 +11,8 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, Field
 
+from jupyter_agent.features.memory.store import MemoryChange, MemoryRefused, MemoryStore
 from jupyter_agent.loop import AgentTool, ToolOutput
-from jupyter_agent.session.memory import MemoryChange, MemoryRefused, MemoryStore
 from jupyter_agent.tools.errors import ToolError
 
 DESCRIPTION = (

@@ -3,8 +3,8 @@
 import pytest
 
 from jupyter_agent import AssistantMessage, TextContent, UserMessage
+from jupyter_agent.features.memory.notebook_memory import NotebookMemory
 from jupyter_agent.runtime import run_agent
-from jupyter_agent.session.notebook_memory import NotebookMemory
 from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
 from jupyter_agent.tools.system_sections import system_sections_hook
 

@@ -5,8 +5,8 @@ plan file, the panel) after every accepted change. The model either replaces the
 (``items``) or patches items by id (``updates``); a change that would leave two items in
 progress is refused as a whole, so a half-applied update never exists.
 
-Seams for the notebook: ``render_plan_text`` (``%agent plan``), ``plan_markdown`` (the panel)
-and ``plan_system_section`` (re-sent every step, so the plan survives compaction).
+Text forms: ``render_plan_text`` (``%agent plan``, the tool's result, the system prompt) and
+``plan_markdown`` (the static and terminal renderers).
 """
 
 from __future__ import annotations
@@ -14,11 +14,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
-
-from pydantic import BaseModel, Field, model_validator
-
-from jupyter_agent.loop import AgentTool, ToolOutput
-from jupyter_agent.tools.errors import ToolError
 
 Status = Literal["pending", "in_progress", "done"]
 STATUSES = ("pending", "in_progress", "done")
@@ -178,73 +173,12 @@ def plan_markdown(state: PlanState) -> str:
     return "\n".join(lines)
 
 
-def plan_system_section(state: PlanState) -> str:
-    """The current plan for the system prompt; empty when there is none."""
-    if not state:
-        return ""
-    return (
-        "## Current task plan\n"
-        "Your checklist, kept with the `plan` tool (it is repeated here every step, so it survives "
-        "context compaction). Keep it current: mark an item in_progress when you start it and "
-        "done as soon as it is finished.\n\n" + render_plan_text(state)
-    )
-
-
 def _escape_markdown(text: str) -> str:
     for char in "\\`*_[]<>~":
         text = text.replace(char, "\\" + char)
     return text
 
 
-# -- the tool ---------------------------------------------------------------------------------
-
-DESCRIPTION = (
-    "Keep an ordered checklist of the steps of a multi-step task. Set the whole list with "
-    "`items` (each: text, optional id, status pending|in_progress|done), or change items by id "
-    "with `updates`. Exactly one item may be in_progress at a time. Use it for tasks of three or "
-    "more steps; skip it for simple questions. The result shows the checklist."
-)
-
-
-class PlanItemArgs(BaseModel):
-    id: str | None = Field(default=None, description="Short id; defaults to the item's position (1, 2, ...).")
-    text: str = Field(description="What to do, in a few words.")
-    status: Status = "pending"
-
-
-class PlanUpdateArgs(BaseModel):
-    id: str = Field(description="Id of the item to change.")
-    status: Status | None = None
-    text: str | None = None
-
-
-class PlanArgs(BaseModel):
-    items: list[PlanItemArgs] | None = Field(default=None, description="The complete new checklist (replaces the old one).")
-    updates: list[PlanUpdateArgs] | None = Field(default=None, description="Changes to existing items, by id.")
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> "PlanArgs":
-        if (self.items is None) == (self.updates is None):
-            raise ValueError("give either items (the whole checklist) or updates (changes by id)")
-        return self
-
-
-def plan_tool(state: PlanState) -> AgentTool:
-    async def execute(args: PlanArgs, signal) -> ToolOutput:
-        try:
-            if args.items is not None:
-                state.replace([item.model_dump() for item in args.items])
-            else:
-                state.update([update.model_dump(exclude_none=True) for update in args.updates])
-        except PlanError as refused:
-            raise ToolError(f"{refused}\n\n{render_plan_text(state)}") from None
-        return ToolOutput(content=render_plan_text(state), details=state.to_json())
-
-    # Read-only: a checklist is the agent's own bookkeeping; asking approval for it would be noise.
-    return AgentTool(name="plan", description=DESCRIPTION, parameters=PlanArgs, execute=execute, label="Plan", read_only=True)
-
-
 __all__ = [
-    "MAX_ITEMS", "PlanError", "PlanItem", "PlanState", "plan_markdown", "plan_system_section",
-    "plan_tool", "render_plan_text",
+    "MAX_ITEMS", "STATUSES", "PlanError", "PlanItem", "PlanState", "Status", "plan_markdown", "render_plan_text",
 ]

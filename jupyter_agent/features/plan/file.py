@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from jupyter_agent.tools.plan import PlanError, PlanState
+from jupyter_agent.features.plan.state import PlanError, PlanState
 
 PLAN_SUFFIX = ".plan.json"
 _log = logging.getLogger(__name__)

@@ -17,12 +17,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from jupyter_agent.features.memory.extraction import extract_memories
+from jupyter_agent.features.memory.prompt import memory_system_section
+from jupyter_agent.features.memory.store import MemoryChange, MemoryStore
+from jupyter_agent.features.memory.tool import memory_tool
+from jupyter_agent.loop import AgentTool
 from jupyter_agent.messages import Message
 from jupyter_agent.model import Model, StreamFn
-from jupyter_agent.loop import AgentTool
-from jupyter_agent.session.memory import MemoryChange, MemoryStore, memory_system_section
-from jupyter_agent.session.memory_extraction import extract_memories
-from jupyter_agent.tools.memory_tool import memory_tool
 
 
 class NotebookMemory:

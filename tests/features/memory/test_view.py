@@ -1,6 +1,6 @@
-from jupyter_agent.notebook.panel.memory_view import NOT_UNDONE, UNDONE, MemoryView
+from jupyter_agent.features.memory.store import MemoryStore
+from jupyter_agent.features.memory.view import NOT_UNDONE, UNDONE, MemoryView
 from jupyter_agent.notebook.panel.shared import is_visible
-from jupyter_agent.session.memory import MemoryStore
 
 
 def test_each_change_has_an_undo_that_reports_whether_it_worked(tmp_path):

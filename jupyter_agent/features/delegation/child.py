@@ -1,7 +1,7 @@
 """One sub-agent of a ``delegate`` call: its budget, its run, its usage relayed to the parent.
 
 Budget: the child's steps are at most the parent's remaining steps, its spend at most the
-parent's remaining spend, shared with the children running beside it (``delegate_spend``).
+parent's remaining spend, shared with the children running beside it (``spend``).
 Usage is charged to the parent as it happens (``AgentRun.add_external_usage``).
 
 Events for a UI, each passed as ``on_child_event(child_id, event)``: ``child_queued`` when the
@@ -21,7 +21,7 @@ from jupyter_agent.loop import AbortSignal
 from jupyter_agent.runtime import AgentRun, FinishEvent, RunUsage, run_agent
 
 if TYPE_CHECKING:
-    from jupyter_agent.tools.delegate import DelegationContext
+    from jupyter_agent.features.delegation.tool import DelegationContext
 
 _log = logging.getLogger(__name__)
 REFUSED = "refused"  # the child never ran: no budget left

@@ -8,7 +8,7 @@ One Markdown file per fact, named by its slug, with a small front matter::
     ---
     pd.read_csv("sales.csv", dayfirst=True) parses them; the default reads 03/01 as March 1st.
 
-``MEMORY.md`` is the index the model sees every turn: one line per fact, newest first, capped.
+``MEMORY.md`` is the index the model sees every step: one line per fact, newest first, capped.
 The fact files are the truth (a user may edit or delete them by hand); the index is rebuilt from
 them after every change. Writes are atomic and secrets are redacted like in session files.
 """
@@ -233,24 +233,7 @@ def _atomic_write(path: Path, text: str) -> None:
         raise
 
 
-MEMORY_INTRO = (
-    "## Memory\n"
-    "Durable notes kept across sessions with this notebook (user preferences, dataset quirks, "
-    "decisions). Index, newest first:\n\n"
-)
-MEMORY_USAGE = (
-    "\n\nRead a note in full with the `memory` tool before relying on its details. Save a new "
-    "durable fact with it when you learn one, and delete a note that turned out wrong or obsolete."
-)
-
-
-def memory_system_section(store: MemoryStore) -> str:
-    """The memory index for the system prompt (read afresh: a fact written mid-run shows next step)."""
-    index = store.index_text() or "(no notes saved yet)"
-    return MEMORY_INTRO + index + MEMORY_USAGE
-
-
 __all__ = [
     "FACT_MAX_CHARS", "INDEX_MAX_CHARS", "INDEX_MAX_ENTRIES", "INDEX_NAME", "MemoryChange",
-    "MemoryRefused", "MemoryFact", "MemoryStore", "memory_folder", "memory_system_section", "slugify",
+    "MemoryRefused", "MemoryFact", "MemoryStore", "memory_folder", "slugify",
 ]

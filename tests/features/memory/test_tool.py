@@ -3,9 +3,9 @@
 import pytest
 
 from jupyter_agent import AbortController, ToolCall
+from jupyter_agent.features.memory.store import MemoryStore
+from jupyter_agent.features.memory.tool import memory_tool
 from jupyter_agent.loop.execute_tool import execute_tool
-from jupyter_agent.session.memory import MemoryStore
-from jupyter_agent.tools.memory_tool import memory_tool
 
 pytestmark = pytest.mark.anyio
 
@@ -76,7 +76,7 @@ def test_writing_memory_is_a_gated_tool(store):
 
 
 def test_only_writes_and_deletes_count_as_mutating(store):
-    from jupyter_agent.tools.memory_tool import MemoryArgs
+    from jupyter_agent.features.memory.tool import MemoryArgs
 
     tool = memory_tool(store)
     assert not tool.read_only

@@ -9,11 +9,18 @@ import pytest
 from pydantic import BaseModel
 
 from jupyter_agent import AbortController, AgentTool, Cost, TextContent, Usage
+from jupyter_agent.features.delegation.child import no_spend_left, no_steps_left
+from jupyter_agent.features.delegation.tool import (
+    CHILD_SYSTEM_PROMPT,
+    NOT_ATTACHED,
+    DelegateArgs,
+    DelegationContext,
+    delegate_tool,
+)
+from jupyter_agent.features.plan.state import PlanState
+from jupyter_agent.features.plan.tool import plan_tool
 from jupyter_agent.runtime import run_agent
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, failure, reply, tool_calls
-from jupyter_agent.tools.delegate import CHILD_SYSTEM_PROMPT, NOT_ATTACHED, DelegateArgs, DelegationContext, delegate_tool
-from jupyter_agent.tools.delegate_child import no_spend_left, no_steps_left
-from jupyter_agent.tools.plan import PlanState, plan_tool
 
 pytestmark = pytest.mark.anyio
 

@@ -1,0 +1,24 @@
+"""Shared fixtures of the feature tests: a session file in a temp folder and stand-in run events."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from jupyter_agent.messages import TextContent
+
+
+@pytest.fixture
+def session_file(tmp_path):
+    return tmp_path / "analysis.agent" / "main.jsonl"
+
+
+def event(type_: str, **fields) -> SimpleNamespace:
+    return SimpleNamespace(type=type_, **fields)
+
+
+@pytest.fixture
+def kit() -> SimpleNamespace:
+    """Stand-ins for run events and their text payloads, as the views receive them."""
+    return SimpleNamespace(event=event, text=lambda text: TextContent(text=text))
