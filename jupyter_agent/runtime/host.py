@@ -59,7 +59,7 @@ class RunHost:
             estimate_overhead(options.system, [tool.spec() for tool in self.tools]),
         )
         self.window.reset(self.view)
-        self.compactor = Compactor(options.compaction, options.compact_keep_recent, options.stream_fn, options.model, options.stream_options)
+        self.compactor = Compactor(options.compaction, options.compact_keep_recent, options.stream, options.model, options.stream_options)
         self.base_stream_options = options.stream_options or StreamOptions()
         self.usage = RunUsage()
         self.step = 0
@@ -77,7 +77,7 @@ class RunHost:
     def loop_options(self) -> AgentLoopOptions:
         o = self.options
         return AgentLoopOptions(
-            model=o.model, stream_fn=o.stream_fn, system_prompt=o.system, tools=self.tools,
+            model=o.model, stream_fn=o.stream, system_prompt=o.system, tools=self.tools,
             stream_options=o.stream_options, get_steering_messages=self.poll_steering,
             get_follow_up_messages=self.poll_follow_ups, prepare_request=self.prepare_request,
             finish_turn=self.finish_turn,
@@ -213,7 +213,7 @@ class RunHost:
 
     async def _compact_if_needed(self, after_tools: bool, incoming: int) -> Compaction | None:
         # The trigger reads the latest request alone: cumulative usage says nothing about size.
-        triggered = after_tools and self.usage.last_request_input_tokens >= self.options.compact_at_tokens
+        triggered = after_tools and self.usage.last_request_input_tokens >= self.options.compaction_threshold
         overflowing = not self.window.fits(self.window.projected_input(incoming))
         if not (triggered or overflowing) or not self.compactor.enabled:
             return None

@@ -1,21 +1,24 @@
-"""``run_agent``'s options: validation with exact messages, defaults, model resolution.
+"""``run_agent``'s options, declared once: a frozen pydantic model that validates and resolves them.
 
-Every mistake of the caller is a ``ValueError`` raised by ``run_agent`` itself, before a task
-starts, so it surfaces where the call was made.
+Every mistake of the caller is a ``ValueError`` with an exact message, raised by ``run_agent``
+itself before a task starts, so it surfaces where the call was made. The field types do the
+checking; ``CALLER_MESSAGES`` turns pydantic's first error into the message the caller reads.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Annotated, Any
 
-from jupyter_agent.messages import Message, UserContent, copy_message, message_from_json
-from jupyter_agent.model import Model, StreamFn, StreamOptions
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, ValidationError, ValidationInfo, field_validator
+
 from jupyter_agent.loop import AbortSignal, AgentTool
 from jupyter_agent.loop.validate_input import validate_user_content
-from jupyter_agent.runtime.compaction import COMPACTION_MODES, CompactionMode
+from jupyter_agent.messages import Message, UserContent, copy_message
+from jupyter_agent.model import Model, StreamFn, StreamOptions
+from jupyter_agent.runtime.compaction import CompactionMode
+from jupyter_agent.runtime.limits import Hook
 from jupyter_agent.runtime.permissions import PermissionPolicy
 from jupyter_agent.runtime.spend import Rates
 from jupyter_agent.runtime.window import DEFAULT_COMPACT_FRACTION
@@ -24,6 +27,11 @@ from jupyter_agent.runtime.window import DEFAULT_COMPACT_FRACTION
 DEFAULT_MAX_OUTPUT_TOKENS = 16_384
 # The last few exchanges carry the working state; older ones are what a summary is for.
 DEFAULT_KEEP_RECENT = 8
+
+# Strict: ``True`` must not mean "one" and ``2.5`` must not be rounded to a step count.
+PositiveInt = Annotated[int, Field(strict=True, gt=0)]
+PositiveFinite = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
+StrictText = Annotated[str, Field(strict=True)]
 
 
 def positive_integer(name: str) -> str:
@@ -36,6 +44,35 @@ def unknown_compaction(mode: object) -> str:
 
 MAX_SPEND_INVALID = "max_spend_usd must be a positive number"
 MODEL_INVALID = "model must be a Model or a model name"
+RATES_KEYS = "rates accepts input, output, cache_read and cache_write"
+
+
+def _type_name(value: object) -> str:
+    return type(value).__name__
+
+
+# The caller's message for an invalid value of each field, from the offending input.
+CALLER_MESSAGES: dict[str, Callable[[object], str]] = {
+    "model": lambda _: MODEL_INVALID,
+    "system": lambda _: "system must be a string or None",
+    "tools": lambda value: f"tools must be AgentTool instances, got {_type_name(value)}",
+    "messages": lambda value: f"messages must be Message objects, got {_type_name(value)}",
+    "stream_fn": lambda _: "stream_fn must be callable or None",
+    "max_steps": lambda _: positive_integer("max_steps"),
+    "max_output_tokens": lambda _: positive_integer("max_output_tokens"),
+    "max_context_tokens": lambda _: positive_integer("max_context_tokens"),
+    "max_spend_usd": lambda _: MAX_SPEND_INVALID,
+    "rates": lambda _: "rates must be a Rates, a mapping or None",
+    "compact_at_tokens": lambda _: positive_integer("compact_at_tokens"),
+    "compaction": unknown_compaction,
+    "compact_keep_recent": lambda _: positive_integer("compact_keep_recent"),
+    "prepare_step": lambda _: "prepare_step must be callable or None",
+    "should_stop": lambda _: "should_stop must be callable or None",
+    "should_continue": lambda _: "should_continue must be callable or None",
+    "permissions": lambda _: "permissions must be a PermissionPolicy or None",
+    "signal": lambda _: "signal must be an AbortSignal or None",
+    "stream_options": lambda _: "stream_options must be a StreamOptions or None",
+}
 
 
 @dataclass
@@ -50,28 +87,116 @@ class StepOverrides:
     model: Model | str | None = None
 
 
-@dataclass
-class RunOptions:
-    model: Model
+class RunOptions(BaseModel):
+    """The options of one ``run_agent`` call, validated; a model name is resolved to its ``Model``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # Declared before ``prompt``: whether a prompt's images are accepted depends on the model.
+    model: InstanceOf[Model]
     prompt: UserContent
-    system: str | None
-    tools: tuple[AgentTool, ...]
-    messages: list[Message]
-    stream_fn: StreamFn
-    max_steps: int | None
-    max_output_tokens: int
-    window_tokens: int  # max_context_tokens, or the model's window
-    max_spend_usd: float | None
-    rates: Rates | None
-    compact_at_tokens: int
-    compaction: CompactionMode
-    compact_keep_recent: int
-    prepare_step: Callable | None
-    should_stop: Callable | None
-    should_continue: Callable | None
-    permissions: PermissionPolicy | None
-    signal: AbortSignal | None
-    stream_options: StreamOptions | None
+    system: StrictText | None = None
+    tools: tuple[InstanceOf[AgentTool], ...] = ()
+    messages: list[Message] = Field(default=None, validate_default=True)  # None: a new conversation
+    stream_fn: Annotated[Callable[..., Any] | None, Field(validate_default=True)] = None
+    max_steps: PositiveInt | None = None  # opt-in hard cap: no default ceiling
+    max_output_tokens: PositiveInt = DEFAULT_MAX_OUTPUT_TOKENS
+    max_context_tokens: PositiveInt | None = None  # default: the model's window
+    max_spend_usd: PositiveFinite | None = None
+    rates: InstanceOf[Rates] | None = None
+    compact_at_tokens: PositiveInt | None = None  # default: 80 % of the window
+    compaction: CompactionMode = "model"
+    compact_keep_recent: PositiveInt = DEFAULT_KEEP_RECENT
+    prepare_step: Hook | None = None
+    should_stop: Hook | None = None
+    should_continue: Hook | None = None
+    permissions: InstanceOf[PermissionPolicy] | None = None  # None allows every tool (the SDK default)
+    signal: InstanceOf[AbortSignal] | None = None
+    stream_options: InstanceOf[StreamOptions] | None = None
+
+    @classmethod
+    def validated(cls, arguments: Mapping[str, object]) -> RunOptions:
+        """The options, or the caller's first mistake as a ``ValueError`` with its exact message."""
+        try:
+            return cls.model_validate(arguments)
+        except ValidationError as invalid:
+            raise ValueError(caller_message(invalid)) from None
+
+    @property
+    def window_tokens(self) -> int:
+        return self.max_context_tokens or self.model.context_window
+
+    @property
+    def compaction_threshold(self) -> int:
+        """The latest request's input size that triggers compaction."""
+        return self.compact_at_tokens or int(self.window_tokens * DEFAULT_COMPACT_FRACTION)
+
+    @property
+    def stream(self) -> StreamFn:
+        assert self.stream_fn is not None  # filled in by validation
+        return self.stream_fn
+
+    @field_validator("model", mode="before")
+    @classmethod
+    def _resolve_model(cls, value: object) -> object:
+        return resolve_model(value) if isinstance(value, str) else value
+
+    @field_validator("prompt", mode="plain")
+    @classmethod
+    def _check_prompt(cls, value: object, info: ValidationInfo) -> UserContent:
+        model = info.data.get("model")
+        if model is None:  # the model was invalid: its message is the one the caller gets
+            return ""
+        return validate_user_content(value, model.accepts_images, model.id)
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _no_tools(cls, value: object) -> object:
+        return () if value is None else value
+
+    @field_validator("tools")
+    @classmethod
+    def _unique_names(cls, tools: tuple[AgentTool, ...]) -> tuple[AgentTool, ...]:
+        names: set[str] = set()
+        for tool in tools:
+            if tool.name in names:
+                raise ValueError(f"Duplicate tool name: {tool.name}")
+            names.add(tool.name)
+        return tools
+
+    @field_validator("messages", mode="before")
+    @classmethod
+    def _no_messages(cls, value: object) -> object:
+        return [] if value is None else value
+
+    @field_validator("messages")
+    @classmethod
+    def _copied(cls, messages: list[Message]) -> list[Message]:
+        # The caller's objects stay theirs: the run appends to and compacts its own copies.
+        return [copy_message(message) for message in messages]
+
+    @field_validator("stream_fn")
+    @classmethod
+    def _default_stream(cls, stream_fn: StreamFn | None) -> StreamFn:
+        return stream_fn or default_stream_fn()
+
+    @field_validator("rates", mode="before")
+    @classmethod
+    def _rates_from_mapping(cls, value: object) -> object:
+        if not isinstance(value, Mapping):
+            return value
+        try:
+            return Rates(**value)
+        except TypeError:
+            raise ValueError(RATES_KEYS) from None
+
+
+def caller_message(invalid: ValidationError) -> str:
+    """The message of the first error: a validator's own text, else the field's message."""
+    first = invalid.errors(include_url=False)[0]
+    if first["type"] == "value_error":
+        return str(first["ctx"]["error"])
+    return CALLER_MESSAGES[str(first["loc"][0])](first["input"])
 
 
 def resolve_model(model: object) -> Model:
@@ -90,93 +215,8 @@ def default_stream_fn() -> StreamFn:
     return litellm_stream
 
 
-def build_options(
-    model, prompt, system, tools, messages, stream_fn, max_steps, max_output_tokens,
-    max_context_tokens, max_spend_usd, rates, compact_at_tokens, compaction, compact_keep_recent,
-    prepare_step, should_stop, should_continue, permissions, signal, stream_options,
-) -> RunOptions:
-    _check_positive_int("max_steps", max_steps, optional=True)
-    _check_positive_int("max_output_tokens", max_output_tokens)
-    _check_positive_int("max_context_tokens", max_context_tokens, optional=True)
-    _check_positive_int("compact_at_tokens", compact_at_tokens, optional=True)
-    _check_positive_int("compact_keep_recent", compact_keep_recent)
-    if max_spend_usd is not None and not _positive_number(max_spend_usd):
-        raise ValueError(MAX_SPEND_INVALID)
-    if compaction not in COMPACTION_MODES:
-        raise ValueError(unknown_compaction(compaction))
-    if permissions is not None and not isinstance(permissions, PermissionPolicy):
-        raise ValueError("permissions must be a PermissionPolicy or None")
-    if signal is not None and not isinstance(signal, AbortSignal):
-        raise ValueError("signal must be an AbortSignal or None")
-    if stream_options is not None and not isinstance(stream_options, StreamOptions):
-        raise ValueError("stream_options must be a StreamOptions or None")
-    if system is not None and not isinstance(system, str):
-        raise ValueError("system must be a string or None")
-    for name, hook in (("prepare_step", prepare_step), ("should_stop", should_stop), ("should_continue", should_continue)):
-        if hook is not None and not callable(hook):
-            raise ValueError(f"{name} must be callable or None")
-    if stream_fn is not None and not callable(stream_fn):
-        raise ValueError("stream_fn must be callable or None")
-    resolved = resolve_model(model)
-    content = validate_user_content(prompt, resolved.accepts_images, resolved.id)
-    window = max_context_tokens or resolved.context_window
-    return RunOptions(
-        model=resolved, prompt=content, system=system, tools=_check_tools(tools),
-        messages=_copy_messages(messages), stream_fn=stream_fn or default_stream_fn(),
-        max_steps=max_steps, max_output_tokens=max_output_tokens, window_tokens=window,
-        max_spend_usd=max_spend_usd, rates=_check_rates(rates),
-        compact_at_tokens=compact_at_tokens or int(window * DEFAULT_COMPACT_FRACTION),
-        compaction=compaction, compact_keep_recent=compact_keep_recent, prepare_step=prepare_step,
-        should_stop=should_stop, should_continue=should_continue, permissions=permissions,
-        signal=signal, stream_options=stream_options,
-    )
-
-
-def _check_positive_int(name: str, value: object, optional: bool = False) -> None:
-    if value is None and optional:
-        return
-    # bool is an int subclass; True must not mean "one".
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(positive_integer(name))
-
-
-def _positive_number(value: object) -> bool:
-    return (
-        isinstance(value, (int, float)) and not isinstance(value, bool)
-        and math.isfinite(value) and value > 0
-    )
-
-
-def _check_rates(rates: object) -> Rates | None:
-    if rates is None or isinstance(rates, Rates):
-        return rates
-    if isinstance(rates, Mapping):
-        try:
-            return Rates(**rates)
-        except TypeError:
-            raise ValueError("rates accepts input, output, cache_read and cache_write") from None
-    raise ValueError("rates must be a Rates, a mapping or None")
-
-
-def _check_tools(tools: object) -> tuple[AgentTool, ...]:
-    checked = tuple(tools or ())
-    names: set[str] = set()
-    for tool in checked:
-        if not isinstance(tool, AgentTool):
-            raise ValueError(f"tools must be AgentTool instances, got {type(tool).__name__}")
-        if tool.name in names:
-            raise ValueError(f"Duplicate tool name: {tool.name}")
-        names.add(tool.name)
-    return checked
-
-
-def _copy_messages(messages: object) -> list[Message]:
-    copies = []
-    for message in messages or ():
-        if isinstance(message, Mapping):
-            copies.append(message_from_json(dict(message)))
-        elif getattr(message, "role", None) in ("user", "assistant", "tool_result"):
-            copies.append(copy_message(message))
-        else:
-            raise ValueError(f"messages must be Message objects, got {type(message).__name__}")
-    return copies
+__all__ = [
+    "DEFAULT_KEEP_RECENT", "DEFAULT_MAX_OUTPUT_TOKENS", "MAX_SPEND_INVALID", "MODEL_INVALID",
+    "RunOptions", "StepOverrides", "caller_message", "default_stream_fn", "positive_integer",
+    "resolve_model", "unknown_compaction",
+]

@@ -19,7 +19,7 @@ from jupyter_agent.runtime.events import FinishEvent, RunEvent
 from jupyter_agent.runtime.feed import EventFeed
 from jupyter_agent.runtime.host import RunHost
 from jupyter_agent.runtime.limits import Hook
-from jupyter_agent.runtime.options import DEFAULT_KEEP_RECENT, DEFAULT_MAX_OUTPUT_TOKENS, build_options
+from jupyter_agent.runtime.options import DEFAULT_KEEP_RECENT, DEFAULT_MAX_OUTPUT_TOKENS, RunOptions
 from jupyter_agent.runtime.permissions import PermissionPolicy
 from jupyter_agent.runtime.queues import InputQueues, Pending
 from jupyter_agent.runtime.result import RunResult
@@ -165,16 +165,17 @@ def run_agent(
     signal: AbortSignal | None = None,
     stream_options: StreamOptions | None = None,
 ) -> AgentRun:
-    """Starts a run as a task on the running event loop and returns its handle at once."""
+    """Starts a run as a task on the running event loop and returns its handle at once.
+
+    The options are declared (types, defaults, messages) by ``RunOptions``; a mistake raises
+    ``ValueError`` here, before any task starts.
+    """
+    arguments = dict(locals())  # exactly the parameters above: RunOptions checks each one
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         raise RuntimeError(NO_RUNNING_LOOP) from None
-    options = build_options(
-        model, prompt, system, tools, messages, stream_fn, max_steps, max_output_tokens,
-        max_context_tokens, max_spend_usd, rates, compact_at_tokens, compaction, compact_keep_recent,
-        prepare_step, should_stop, should_continue, permissions, signal, stream_options,
-    )
+    options = RunOptions.validated(arguments)
     feed = EventFeed()
     queues = InputQueues(feed.emit)
     controller = AbortController()

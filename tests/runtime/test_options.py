@@ -1,10 +1,13 @@
 """run_agent refuses bad caller input with exact messages, before any task starts."""
 
+import inspect
+
 import pytest
+from pydantic import ValidationError
 
 from jupyter_agent import AgentTool, Model, UserMessage
 from jupyter_agent.runtime import run_agent
-from jupyter_agent.runtime.options import DEFAULT_KEEP_RECENT, DEFAULT_MAX_OUTPUT_TOKENS, build_options
+from jupyter_agent.runtime.options import RunOptions
 from jupyter_agent.testing.scripted import reply
 
 pytestmark = pytest.mark.anyio
@@ -27,6 +30,12 @@ pytestmark = pytest.mark.anyio
     ("should_stop", "yes", "should_stop must be callable or None"),
     ("rates", 3.0, "rates must be a Rates, a mapping or None"),
     ("rates", {"input": -1, "output": 1}, "Rates must be non-negative numbers"),
+    ("rates", {"inputs": 1, "output": 1}, "rates accepts input, output, cache_read and cache_write"),
+    ("system", 3, "system must be a string or None"),
+    ("signal", "stop", "signal must be an AbortSignal or None"),
+    ("stream_options", {"max_tokens": 5}, "stream_options must be a StreamOptions or None"),
+    ("prepare_step", 1, "prepare_step must be callable or None"),
+    ("max_context_tokens", "100", "max_context_tokens must be a positive integer"),
 ])
 async def test_bad_options_raise_exact_messages(scripted, option, value, message):
     with pytest.raises(ValueError) as caught:
@@ -52,18 +61,31 @@ async def test_a_bad_model_and_duplicate_tools_are_refused(scripted, kit):
 
 def test_defaults():
     model = Model(id="m", context_window=100_000)
-    options = build_options(
-        model, " go ", None, (), None, lambda *a: None, None, DEFAULT_MAX_OUTPUT_TOKENS, None, None, None,
-        None, "model", DEFAULT_KEEP_RECENT, None, None, None, None, None, None,
-    )
+    options = RunOptions.validated({"model": model, "prompt": " go ", "stream_fn": lambda *a: None})
     assert (options.max_output_tokens, options.compact_keep_recent) == (16_384, 8)
-    assert (options.window_tokens, options.compact_at_tokens) == (100_000, 80_000)
+    assert (options.window_tokens, options.compaction_threshold) == (100_000, 80_000)
     assert options.max_steps is None and options.rates is None and options.messages == []
-    windowed = build_options(
-        model, "go", None, (), None, lambda *a: None, None, 1000, 50_000, None, None,
-        None, "off", 2, None, None, None, None, None, None,
-    )
-    assert (windowed.window_tokens, windowed.compact_at_tokens) == (50_000, 40_000)
+    windowed = RunOptions.validated({
+        "model": model, "prompt": "go", "stream_fn": lambda *a: None, "max_output_tokens": 1000,
+        "max_context_tokens": 50_000, "compaction": "off", "compact_keep_recent": 2,
+    })
+    assert (windowed.window_tokens, windowed.compaction_threshold) == (50_000, 40_000)
+
+
+def test_run_agent_declares_the_same_options_and_defaults_as_run_options():
+    parameters = inspect.signature(run_agent).parameters
+    assert list(parameters) == list(RunOptions.model_fields)
+    for name, field in RunOptions.model_fields.items():
+        if field.is_required():
+            assert parameters[name].default is inspect.Parameter.empty, name
+        else:
+            assert parameters[name].default == field.default, name
+
+
+def test_options_are_frozen():
+    options = RunOptions.validated({"model": Model(id="m"), "prompt": "go", "stream_fn": lambda *a: None})
+    with pytest.raises(ValidationError):
+        options.max_steps = 3
 
 
 async def test_prior_messages_are_copied_and_may_be_json(scripted):
