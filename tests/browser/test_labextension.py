@@ -71,7 +71,7 @@ def lab(tmp_path_factory):
                 break
             except OSError:
                 if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("JupyterLab did not start:\n" + (root / "server.log").read_text()[-3000:])
+                    raise RuntimeError("JupyterLab did not start:\n" + (root / "server.log").read_text()[-3000:]) from None
                 time.sleep(0.25)
         yield url, root
     finally:

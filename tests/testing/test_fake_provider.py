@@ -166,7 +166,7 @@ def test_non_streaming_requests_are_refused_clearly():
 def test_port_is_unavailable_before_start_and_the_server_listens_on_loopback_only():
     provider = FakeProvider()
     with pytest.raises(RuntimeError, match="FakeProvider is not running"):
-        provider.port
+        provider.port  # noqa: B018 - reading the property is the test
     with provider:
         assert provider.api_base.startswith("http://127.0.0.1:")
         assert provider._server.server_address[0] == "127.0.0.1"
