@@ -62,7 +62,7 @@ class TurnFeatures:
         features = cls(plan=plan, memory=memory, renderer=renderer)
         if tuple(settings.tools) == ("none",):
             return features  # "--tools none": no tools at all, the plan's included
-        features.tools = [plan_tool(plan), *memory.tools(on_change=_quietly(renderer.memory_saved))]
+        features.tools = [plan_tool(plan), *memory.tools(on_change=_quietly(features._memory_changed))]
         if settings.delegate:
             transcripts = features.child_transcripts = ChildTranscripts(session.path)
 
@@ -102,8 +102,14 @@ class TurnFeatures:
             note("")
             self._extraction = None
         if changes:
-            _quietly(self.renderer.memory_saved)(*changes)
+            _quietly(self._memory_changed)(*changes)
         store.sync()
+
+    def _memory_changed(self, *changes: Any) -> None:
+        from jupyter_agent.notebook.memory_undo import MemoryUndoLog
+
+        MemoryUndoLog(self.memory.store).record(*changes)  # %agent memory undo, after a reopen too
+        self.renderer.memory_saved(*changes)
 
     def stop(self) -> None:
         """Stop (or Interrupt) while memory is being extracted: abandon the request."""

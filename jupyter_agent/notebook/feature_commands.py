@@ -1,4 +1,4 @@
-"""``%agent plan`` and ``%agent memory [show NAME | delete NAME]``.
+"""``%agent plan`` and ``%agent memory [show NAME | delete NAME | undo NAME]``.
 
 Both read the files beside the notebook, so they work after a kernel restart and whether or not
 memory is turned on for turns (the notes stay until deleted).
@@ -33,11 +33,13 @@ def memory_command(sessions_folder: Path, tokens: list[str], usage: str) -> Repo
     action, rest = (tokens[0], tokens[1:]) if tokens else ("list", [])
     if action == "list" and not rest:
         return _listing(store)
+    if action == "undo" and len(rest) == 1:
+        return _undo(store, rest[0])
     if action in ("show", "delete") and len(rest) == 1:
         return _show(store, rest[0]) if action == "show" else _delete(store, rest[0])
-    if action in ("show", "delete"):
+    if action in ("show", "delete", "undo"):
         raise UsageError(f"%agent memory {action} takes one note name\n{usage}")
-    raise UsageError(f"unknown memory action {action!r}: use %agent memory, memory show NAME or memory delete NAME\n{usage}")
+    raise UsageError(f"unknown memory action {action!r}: use %agent memory, memory show NAME, memory delete NAME or memory undo NAME\n{usage}")
 
 
 def _listing(store: MemoryStore) -> Report:
@@ -64,6 +66,15 @@ def _delete(store: MemoryStore, name: str) -> Report:
     if change is None:
         raise UsageError(_missing(store, name))
     return Report(f"Deleted the memory note `{change.name}`.")
+
+
+def _undo(store: MemoryStore, name: str) -> Report:
+    from jupyter_agent.notebook.memory_undo import MemoryUndoLog
+
+    try:
+        return Report(MemoryUndoLog(store).undo(name))
+    except LookupError as error:
+        raise UsageError(str(error)) from None
 
 
 def _missing(store: MemoryStore, name: str) -> str:

@@ -213,7 +213,8 @@ async def execute(turn: Turn) -> None:
         if session.renderer is renderer:
             session.renderer = None
         session.run = None
-        _safely(renderer.flush)
+        # The live view becomes what a saved notebook keeps (the panel: static outputs, widgets closed).
+        _safely(renderer.finish)
 
 
 async def _run(turn: Turn) -> None:

@@ -20,7 +20,7 @@ from jupyter_agent.notebook.model_resolution import choose_model
 from jupyter_agent.notebook.report import Report
 
 USAGE = """\
-usage: %agent sessions | usage | history | plan | memory [show NAME | delete NAME] |
+usage: %agent sessions | usage | history | plan | memory [show|delete|undo NAME] |
               steer TEXT | follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] |
               config | materialize [SESSION] | help
 usage, history, plan, stop, wait and diff take -s/--session NAME (default: the session of the

@@ -230,6 +230,39 @@ class KernelHarness:
                 parts.append(f"{content['ename']}: {content['evalue']}")
         return "\n".join(parts)
 
+    def cell_outputs(self, msg_id: str) -> list[dict]:
+        """The cell's outputs as a frontend stores them: clear_output empties the list (a pending
+        one at the next output), update_display_data replaces outputs of its display id."""
+        outputs: list[dict] = []
+        clear_pending = False
+        for m in self.messages:
+            kind, content = m["msg_type"], m["content"]
+            if kind == "update_display_data":
+                display_id = content.get("transient", {}).get("display_id")
+                for output in outputs:
+                    if display_id and output.get("display_id") == display_id:
+                        output["data"] = content["data"]
+                continue
+            if m["parent_header"].get("msg_id") != msg_id:
+                continue
+            if kind == "clear_output":
+                if content.get("wait"):
+                    clear_pending = True
+                else:
+                    outputs = []
+                continue
+            if kind in ("display_data", "execute_result", "stream", "error"):
+                if clear_pending:
+                    outputs, clear_pending = [], False
+                output = {"output_type": kind, "data": content.get("data", {}),
+                          "display_id": content.get("transient", {}).get("display_id")}
+                if kind == "stream":
+                    output["data"] = {"text/plain": content["text"]}
+                elif kind == "error":
+                    output["data"] = {"text/plain": f"{content['ename']}: {content['evalue']}"}
+                outputs.append(output)
+        return outputs
+
     # -- agent turns (needs AGENT_TEST_SETUP) --------------------------------------------------
 
     def agent_cell(self, options: str, prompt: str) -> tuple[str, Reply]:

@@ -177,3 +177,29 @@ def test_a_restarted_kernel_resumes_the_session(kernel):
     sent = kernel.evaluate("[m.role for m in m3.requests[0].context.messages]")
     assert sent == "['user', 'assistant', 'user']"
     assert kernel.evaluate("m3.requests[0].context.messages[1].content[0].text") == "'remember the number 7'"
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def test_a_finished_turn_leaves_a_static_rendering_and_closes_its_widgets(kernel):
+    kernel.execute("script('static', tool_calls(call('python', {'code': 'print(6 * 7)'}), text='Computing.'),"
+                   " reply('The answer is **42** <script>alert(1)</script>'))")
+    msg_id, _ = kernel.agent_cell("-m static -s static -p yolo", "What is six times seven?")
+    kernel.wait_turn("static")
+    outputs = kernel.wait_for(lambda: [o for o in kernel.cell_outputs(msg_id) if "text/html" in o["data"]] and
+                              kernel.cell_outputs(msg_id), what="the static rendering")
+    assert not any(WIDGET_VIEW in output["data"] for output in outputs)
+    [answer] = [o["data"] for o in outputs if "text/markdown" in o["data"]]
+    assert "The answer is **42**" in answer["text/markdown"]
+    assert "The answer is <strong>42</strong>" in answer["text/html"]
+    assert "&lt;script&gt;" in answer["text/html"] and "<script" not in answer["text/html"]
+    assert "<details><summary>▸ python · print(6 * 7) · done</summary>" in answer["text/html"]
+    assert answer["text/plain"].startswith("✓ done")
+    closed = {m["content"]["comm_id"] for m in kernel.messages if m["msg_type"] == "comm_close"}
+    opened = {w.comm_id for w in kernel.cell_widgets(msg_id)}
+    assert opened and opened <= closed
+    # Closed: the kernel's widget registry no longer holds them (they would live as long as the kernel).
+    kernel.execute("import ipywidgets; from jupyter_agent.notebook.panel.finish import widget_tree")
+    assert kernel.evaluate("any(w.comm is not None or w in ipywidgets.Widget.widgets.values() "
+                           "for w in widget_tree(last_turn('static').renderer.widget))") == "False"

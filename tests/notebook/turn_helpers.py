@@ -37,6 +37,9 @@ class RecordingRenderer:
     def flush(self):
         self.flushed += 1
 
+    def finish(self):
+        self.flush()
+
     def set_model(self, label, context_window):
         self.models.append((label, context_window))
 

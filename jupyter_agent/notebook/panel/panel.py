@@ -25,6 +25,7 @@ from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.features.memory.view import MemoryView
 from jupyter_agent.features.plan.view import PlanView
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
+from jupyter_agent.notebook.panel.static_render import TranscriptRecorder
 from jupyter_agent.notebook.panel.status import TERMINAL, finish_state
 from jupyter_agent.notebook.panel.style import style_html
 from jupyter_agent.notebook.panel.tool_card import ToolCard
@@ -53,6 +54,10 @@ class AgentPanel(EventRouter):
     def __init__(self, *, model_label: str, session: str, context_window: int | None = None,
                  demo: bool = False, clock: Clock | None = None) -> None:
         self._clock = clock or LoopClock()
+        # What replaces the widgets when the turn ends (see ``finish``).
+        self.record = TranscriptRecorder(model_label=model_label, session=session,
+                                         context_window=context_window, demo=demo)
+        self._last_note = ""
         self._shared = Shared()
         self._body = GrowingColumn(css_class="ja-body", layout=self._shared.layout)
         self.approval = ApprovalBar(self._shared)
@@ -92,6 +97,22 @@ class AgentPanel(EventRouter):
     on_stop = _controls_hook("on_stop")
     on_steer = _controls_hook("on_steer")
     on_follow_up = _controls_hook("on_follow_up")
+
+    def handle(self, event: Any) -> None:
+        self.record.handle(event)
+        super().handle(event)
+
+    def static_bundles(self) -> list[dict[str, str]]:
+        """The finished turn as notebook outputs (Markdown + HTML, images), for a saved notebook."""
+        self.record.note(self._last_note)
+        return self.record.document.bundles(summary=self.record.summary())
+
+    def finish(self) -> None:
+        """Replaces the live panel by its static rendering and closes its widgets."""
+        from jupyter_agent.notebook.panel.finish import finish_panel
+
+        self.flush()
+        finish_panel(self)
 
     @property
     def cards(self) -> list[ToolCard]:
@@ -137,6 +158,7 @@ class AgentPanel(EventRouter):
         self._keep_footer_ticking()
 
     def show_error(self, text: str) -> None:
+        self.record.show_error(text)
         self._errors.append(text)
         shown = self._errors[-5:]  # why: a failing loop must not grow the box without bound
         self._error.value = "".join(
@@ -144,6 +166,7 @@ class AgentPanel(EventRouter):
         set_visible(self._error, True)
 
     def note(self, text: str) -> None:
+        self._last_note = text  # one note at a time, as shown; the last one is kept
         self._note.value = escape(text)
         set_visible(self._note, bool(text))
 
@@ -154,12 +177,14 @@ class AgentPanel(EventRouter):
 
     def set_model(self, label: str, context_window: int | None) -> None:
         """The resolved model: its name, and the window the context gauge measures against."""
+        self.record.set_model(label, context_window)
         self.footer.model_label = label
         self.footer.context_window = context_window
         self.footer.refresh()
 
     def show_plan(self, plan: Any) -> None:
         """The task plan (a ``PlanState``), above the transcript; hidden while it is empty."""
+        self.record.show_plan(plan)
         if self.plan is None:
             if not getattr(plan, "items", None):
                 return
@@ -171,6 +196,7 @@ class AgentPanel(EventRouter):
         """Memory changes (``MemoryChange``), each shown with an Undo button."""
         if not changes:
             return
+        self.record.memory_saved(*changes)
         if self.memory is None:
             self.memory = MemoryView(self._shared)
             self._arrange()
@@ -178,6 +204,7 @@ class AgentPanel(EventRouter):
 
     def child_event(self, child_id: str, event: Any) -> None:
         """An event of a sub-agent: shown in its card, nested under the delegate call."""
+        self.record.child_event(child_id, event)
         try:
             self.children.handle(child_id, event)
         except Exception as exc:  # noqa: BLE001 - a display problem must not end the sub-agent
@@ -187,6 +214,8 @@ class AgentPanel(EventRouter):
     def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
         """A "Materialize" button for a finished turn; ``materialize()`` says what it did."""
         label = f"Materialize {cells} cell{'s' if cells != 1 else ''}"
+        # The button goes with the widgets when the turn ends; the saved cell says what still works.
+        self.record.note(f"{label}: run %agent materialize, or the command \"Materialize the Agent's Code\".")
         button = self._shared.button(label, icon="plus-square", _dom_classes=("ja-materialize",),
                                      tooltip="Insert the Python code the agent ran as cells below this one")
         button.on_click(lambda _button: self.note(materialize()))

@@ -1,95 +1,58 @@
-"""Plain displays for frontends without widgets and for headless runs (nbclient, papermill).
+"""The static rendering of a turn: kept from its events, displayed as plain notebook outputs.
 
-nbclient records only output whose parent is the executing cell, so nothing is shown while the
-run streams: the transcript accumulates as Markdown (and images) and `flush()` displays it —
-once per flush, only what is new — while the cell still executes.
+``TranscriptRecorder`` turns run events into a ``TranscriptDocument``. The widget panel keeps
+one beside its widgets and replaces itself with the recording when the turn ends, so a saved
+notebook shows the answer without a kernel. ``StaticRenderer`` is the renderer of frontends
+without widgets and of headless runs (nbclient, papermill): nbclient records only output whose
+parent is the executing cell, so nothing is shown while the run streams and ``flush()`` displays
+what accumulated — once per flush, only what is new — while the cell still executes.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.dispatch import EventRouter
-from jupyter_agent.notebook.panel.markdown import unclosed_fence
 from jupyter_agent.notebook.panel.status import RunStatus, finish_state
+from jupyter_agent.notebook.panel.transcript_document import (
+    STATIC_OUTPUT_CHARS,
+    TranscriptDocument,
+    escape_markdown,
+    fenced,
+)
 
-# Tool output in a saved notebook is for reading, not for scrolling through.
-STATIC_OUTPUT_CHARS = 4_000
-
-
-def fenced(text: str, language: str = "") -> str:
-    """A code fence that the content cannot close early."""
-    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
-    fence = "`" * (longest + 1)
-    return f"{fence}{language}\n{text}\n{fence}"
+__all__ = ["STATIC_OUTPUT_CHARS", "StaticRenderer", "TranscriptRecorder", "fenced", "display_bundles"]
 
 
-class StaticRenderer(EventRouter):
-    """Same surface as AgentPanel; renders with IPython.display Markdown at `flush()`."""
+class TranscriptRecorder(EventRouter):
+    """Run events → a static document; the notes and plan the live panel shows are kept too."""
 
     def __init__(self, *, model_label: str = "", session: str = "main", context_window: int | None = None,
-                 demo: bool = False, approval: str = "deny",
-                 display: Callable[[Any], None] | None = None) -> None:
+                 demo: bool = False) -> None:
         self.status = RunStatus(model_label=model_label, session=session,
                                 context_window=context_window, demo=demo)
-        # What ask() answers: a headless run cannot wait for a click.
-        self.approval = approval
-        self.on_stop: Callable[[], None] | None = None
-        self.on_steer: Callable[[str], bool] | None = None
-        self.on_follow_up: Callable[[str], bool] | None = None
-        self._display = display
-        self._parts: list[tuple[str, Any]] = []  # ("md", text) | ("image", (bytes, mime))
+        self.document = TranscriptDocument()
         self._text: list[str] = []
         self._plan = ""  # the latest plan, shown once when the turn ends
         self._handlers: dict[str, Callable[[Any], None]] = {
             "run_start": lambda e: self.status.start(getattr(e, "step_budget", None)),
-            "step_start": self._on_step_start, "text_delta": lambda e: self._text.append(e.delta),
+            "step_start": self._on_step_start, "text_delta": self._on_text,
             "tool_call": self._on_tool_call, "tool_result": self._on_tool_result,
             "step_finish": self._on_step_finish, "user_message": self._on_user_message,
             "compacted": self._on_compacted, "finish": self._on_finish,
             "error": lambda e: self.show_error(fmt.error_text(getattr(e, "error", e))),
         }
 
-    async def ask(self, request: Any) -> str:
-        name = fmt.field(request, "tool_name", "tool")
-        verb = "denied" if self.approval == "deny" else "allowed"
-        self.note(f"{name} {verb} without asking: this run cannot show an approval prompt "
-                  "(run with -p yolo or -p readonly to choose).")
-        return self.approval
-
-    def set_state(self, state: str, detail: str = "") -> None:
-        self.status.set_state(state, detail)
-        if state == "waiting":
-            self.note(self.status.state_text())
-
     def show_error(self, text: str) -> None:
         self._end_text()
-        self._parts.append(("md", f"**Error**\n\n{fenced(text)}"))
+        self.document.error(text)
 
     def note(self, text: str) -> None:
         if text:
             self._end_text()
-            self._parts.append(("md", f"*{_escape_markdown(text)}*"))
-
-    def flush(self) -> None:
-        """Display what accumulated since the last flush."""
-        self._end_text()
-        parts, self._parts = self._parts, []
-        display = self._display or _ipython_display
-        markdown: list[str] = []
-        for kind, value in parts:
-            if kind == "md":
-                markdown.append(value)
-                continue
-            if markdown:
-                display(_markdown("\n\n".join(markdown)))
-                markdown = []
-            display(_image(*value))
-        if markdown:
-            display(_markdown("\n\n".join(markdown)))
+            self.document.note(text)
 
     def set_model(self, label: str, context_window: int | None) -> None:
         self.status.model_label = label
@@ -104,29 +67,33 @@ class StaticRenderer(EventRouter):
 
     def memory_saved(self, *changes: Any) -> None:
         for change in changes:
-            self.note(f"Memory {change.kind}: {change.name} — {change.summary}")
+            self.note(f"Memory {change.kind}: {change.name} — {change.summary} "
+                      f"(undo: %agent memory undo {change.name})")
 
     def child_event(self, child_id: str, event: Any) -> None:
         """One line per sub-agent when it ends; its report is the delegate tool's output."""
         if getattr(event, "type", None) != "finish":
             return
         state, detail = finish_state(getattr(event, "reason", "completed"))
-        self._end_text()
         name = child_id.replace("child-", "sub-agent ")
-        self._parts.append(("md", f"*{name} {state}{f' ({detail})' if detail else ''}*"))
+        self.note(f"{name} {state}{f' ({detail})' if detail else ''}")
 
     def markdown(self) -> str:
-        """The Markdown accumulated and not yet displayed (tests, debugging)."""
+        """The Markdown recorded and not yet displayed (tests, debugging)."""
         self._end_text()
-        return "\n\n".join(value for kind, value in self._parts if kind == "md")
+        return self.document.markdown()
+
+    def summary(self) -> str:
+        return self.status.summary()
 
     def _end_text(self) -> None:
-        text = "".join(self._text).strip()
+        # Thinking stays in the session file: the saved cell shows what the agent said and did.
+        text = "".join(self._text)
         self._text.clear()
-        if text:
-            # A fence the model left open would swallow everything displayed after it.
-            marker = unclosed_fence(text)
-            self._parts.append(("md", f"{text}\n{marker}" if marker else text))
+        self.document.text(text)
+
+    def _on_text(self, event: Any) -> None:
+        self._text.append(event.delta)
 
     def _on_step_start(self, event: Any) -> None:
         self._end_text()
@@ -134,18 +101,11 @@ class StaticRenderer(EventRouter):
 
     def _on_tool_call(self, event: Any) -> None:
         self._end_text()
-        lines = [f"**▸ `{event.name}`**"]
-        for label, text, language in fmt.args_sections(getattr(event, "args", {})):
-            lines.append(f"{label}:\n{fenced(text, language)}")
-        self._parts.append(("md", "\n\n".join(lines)))
+        self.document.tool_call(event.tool_call_id, event.name, getattr(event, "args", {}))
 
     def _on_tool_result(self, event: Any) -> None:
-        content = getattr(event, "content", [])
-        text = fmt.truncate(fmt.output_text(content), STATIC_OUTPUT_CHARS)
-        if text:
-            label = "error" if getattr(event, "is_error", False) else "output"
-            self._parts.append(("md", f"{label}:\n{fenced(text)}"))
-        self._parts.extend(("image", image) for image in fmt.images(content))
+        self.document.tool_result(event.tool_call_id, getattr(event, "name", "tool"), getattr(event, "content", []),
+                                  bool(getattr(event, "is_error", False)))
 
     def _on_step_finish(self, event: Any) -> None:
         self.status.usage = getattr(event, "usage", None) or self.status.usage
@@ -154,7 +114,7 @@ class StaticRenderer(EventRouter):
         if getattr(event, "phase", "delivered") == "delivered":
             self._end_text()
             kind = "steer" if getattr(event, "delivery", "steer") == "steer" else "follow-up"
-            self._parts.append(("md", f"**You ({kind}):** {_escape_markdown(event.text)}"))
+            self.document.user(event.text, f"You ({kind})")
 
     def _on_compacted(self, event: Any) -> None:
         self.note(f"Context compacted: {getattr(event, 'dropped_messages', 0)} earlier messages summarized.")
@@ -162,30 +122,54 @@ class StaticRenderer(EventRouter):
     def _on_finish(self, event: Any) -> None:
         self._end_text()
         if self._plan:
-            self._parts.append(("md", self._plan))
+            self.document.markdown_block(self._plan)
         self.status.usage = getattr(event, "usage", None) or self.status.usage
         self.status.set_state(*finish_state(getattr(event, "reason", "completed")))
-        self._parts.append(("md", f"*{_escape_markdown(self.status.summary())}*"))
+        self.document.markdown_block(f"*{escape_markdown(self.status.summary())}*")
 
 
-def _escape_markdown(text: str) -> str:
-    # Notes and user text are shown literally, not as Markdown or HTML.
-    return re.sub(r"([\\`*_{}\[\]<>#|~])", r"\\\1", text)
+class StaticRenderer(TranscriptRecorder):
+    """Same surface as AgentPanel; displays Markdown + HTML outputs at ``flush()``."""
+
+    def __init__(self, *, model_label: str = "", session: str = "main", context_window: int | None = None,
+                 demo: bool = False, approval: str = "deny",
+                 display: Callable[[dict[str, str]], None] | None = None) -> None:
+        super().__init__(model_label=model_label, session=session, context_window=context_window, demo=demo)
+        # What ask() answers: a headless run cannot wait for a click.
+        self.approval = approval
+        self.on_stop: Callable[[], None] | None = None
+        self.on_steer: Callable[[str], bool] | None = None
+        self.on_follow_up: Callable[[str], bool] | None = None
+        self._display = display or display_bundle
+
+    async def ask(self, request: Any) -> str:
+        name = fmt.field(request, "tool_name", "tool")
+        verb = "denied" if self.approval == "deny" else "allowed"
+        self.note(f"{name} {verb} without asking: this run cannot show an approval prompt "
+                  "(run with -p yolo or -p readonly to choose).")
+        return self.approval
+
+    def set_state(self, state: str, detail: str = "") -> None:
+        self.status.set_state(state, detail)
+        if state == "waiting":
+            self.note(self.status.state_text())
+
+    def flush(self) -> None:
+        """Display what accumulated since the last flush."""
+        self._end_text()
+        for bundle in self.document.bundles(self.document.take(), summary=self.summary()):
+            self._display(bundle)
+
+    def finish(self) -> None:
+        self.flush()
 
 
-def _ipython_display(obj: Any) -> None:
+def display_bundle(bundle: dict[str, str]) -> None:
     from IPython.display import display
 
-    display(obj)
+    display(bundle, raw=True)
 
 
-def _markdown(text: str) -> Any:
-    from IPython.display import Markdown
-
-    return Markdown(text)
-
-
-def _image(data: bytes, mime: str) -> Any:
-    from IPython.display import Image
-
-    return Image(data=data, format=mime.split("/")[-1] or "png")
+def display_bundles(bundles: list[dict[str, str]]) -> None:
+    for bundle in bundles:
+        display_bundle(bundle)

@@ -87,6 +87,10 @@ class TextRenderer(EventRouter):
         self._end_stream()
         self.out.flush()
 
+    def finish(self) -> None:
+        """The turn ended: the terminal already shows everything."""
+        self.flush()
+
     def set_model(self, label: str, context_window: int | None) -> None:
         self.status.model_label = label
         self.status.context_window = context_window

@@ -52,8 +52,10 @@ def test_the_transcript_shows_prompts_answers_code_results_and_errors():
         "### Agent · m1\n\n"
         "<details><summary>Thinking</summary>\n\n```\nhmm\n```\n\n</details>\n\n"
         "Loading.\n\n"
-        "**python**\n\n````python\nprint('```')\n````\n\nResult:\n\n````\n```\n````\n\n"
-        "**read**\n\n```json\n{\n  \"path\": \"x.csv\"\n}\n```\n\nError:\n\n```\nmissing\n```\n\n"
+        "<details><summary>▸ python · print(&#x27;```&#x27;) · done</summary>\n\n"
+        "code:\n\n````python\nprint('```')\n````\n\noutput:\n\n````\n```\n````\n\n</details>\n\n"
+        "<details><summary>▸ read · x.csv · error</summary>\n\n"
+        "arguments:\n\n```json\n{\n  \"path\": \"x.csv\"\n}\n```\n\nerror:\n\n```\nmissing\n```\n\n</details>\n\n"
         "### Agent\n\n**Done**\n\n**Error:** rate limited\n"
     )
 
@@ -61,7 +63,7 @@ def test_the_transcript_shows_prompts_answers_code_results_and_errors():
 def test_long_results_are_cut_and_unanswered_calls_say_so():
     call = ToolCall(id="a", name="python", arguments={"code": "x"})
     long = ToolResultMessage(tool_call_id="a", tool_name="python", content=[TextContent(text="y" * (RESULT_CHARS + 5))])
-    assert "… (5 more characters in the session file)" in transcript_markdown([AssistantMessage(content=[call]), long])
+    assert "… (5 more characters not shown)" in transcript_markdown([AssistantMessage(content=[call]), long])
     assert "*(no result: the turn stopped before the tool finished)*" in \
         transcript_markdown([AssistantMessage(content=[call])])
 

@@ -23,7 +23,7 @@ def test_snake_case_is_not_emphasis():
 def test_links_safe_and_unsafe():
     out = render_inline("[docs](https://example.org/a?b=1&c=2) [x](javascript:alert(1))")
     assert '<a href="https://example.org/a?b=1&amp;c=2" target="_blank"' in out
-    assert "javascript" in out and 'href="javascript' not in out
+    assert out.endswith(" x") and "javascript" not in out  # the unsafe link keeps only its text
 
 
 def test_images_become_links_not_fetches():
@@ -38,7 +38,7 @@ def test_bare_urls_and_autolinks():
 
 def test_backslash_escapes_and_hard_breaks():
     assert render_inline(r"\*not em\*") == "*not em*"
-    assert render_inline("one  \ntwo") == "one<br>\ntwo"
+    assert render_inline("one  \ntwo") == "one<br />\ntwo"
 
 
 def test_attribute_injection_through_link_is_escaped():

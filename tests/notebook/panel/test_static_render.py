@@ -1,8 +1,7 @@
+import base64
 import re
 
 import pytest
-from IPython.display import Image, Markdown
-
 from jupyter_agent.notebook.panel.static_render import StaticRenderer, fenced
 
 
@@ -23,23 +22,41 @@ def run(renderer, kit):
         renderer.handle(event)
 
 
-def test_flush_displays_markdown_and_images_in_order(kit):
+def test_flush_displays_markdown_html_and_images_in_order(kit):
     shown = []
     renderer = StaticRenderer(model_label="gpt-x", display=shown.append)
     run(renderer, kit)
     assert shown == []  # nothing before flush: nbclient records displays of the executing cell
     renderer.flush()
-    assert [type(item) for item in shown] == [Markdown, Image, Markdown]
-    first, _, last = (item.data for item in shown)
-    assert first.startswith("Loading **data**:\n```python\nx = 1\n```")  # the open fence is closed
-    assert "**▸ `python`**" in first and "```python\ndf.plot()\n```" in first
-    assert "output:\n````\n```done```\n````" in first
-    assert "private musing" not in first
-    assert "**You (steer):** use \\*median\\*" in last
-    assert "Revenue fell in the **north**." in last
-    assert re.search(r"\*✓ done · step 1 · gpt-x · 1\.5k in / 40 out · cost n/a · [\d.]+ s\*$", last)
+    assert [sorted(item) for item in shown] == [["text/html", "text/markdown", "text/plain"], ["image/png", "text/plain"],
+                                                 ["text/html", "text/markdown", "text/plain"]]
+    first, image, last = shown
+    md = first["text/markdown"]
+    assert md.startswith("Loading **data**:\n```python\nx = 1\n```")  # the open fence is closed
+    assert "<details><summary>▸ python · df.plot() · done</summary>" in md and "```python\ndf.plot()\n```" in md
+    assert "output:\n\n````\n```done```\n````" in md
+    assert "private musing" not in md
+    assert "<details><summary>▸ python · df.plot() · done</summary>" in first["text/html"]
+    assert '<code class="language-python">df.plot()</code>' in first["text/html"]
+    assert first["text/plain"].startswith("✓ done") and "Loading **data**" in first["text/plain"]
+    assert image["image/png"] == kit.image().data
+    assert "**You (steer):** use \\*median\\*" in last["text/markdown"]
+    assert "Revenue fell in the **north**." in last["text/markdown"]
+    assert "<strong>north</strong>" in last["text/html"]
+    assert re.search(r"\*✓ done · step 1 · gpt-x · 1\.5k in / 40 out · cost n/a · [\d.]+ s\*$", last["text/markdown"])
     renderer.flush()
     assert len(shown) == 3  # a second flush shows only what is new
+
+
+def test_model_html_is_escaped_in_the_static_rendering(kit):
+    shown = []
+    renderer = StaticRenderer(display=shown.append)
+    renderer.handle(kit.event("text_delta", delta="Look: <script>alert(1)</script> <b onclick=x>hi</b>"))
+    renderer.handle(kit.event("tool_call", tool_call_id="c", name="<img src=x onerror=y>", args={"code": "</details><script>"}))
+    renderer.flush()
+    page = shown[0]["text/html"]
+    assert "<script" not in page and "<img" not in page and "<b onclick" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and page.count("</details>") == 1
 
 
 @pytest.mark.anyio
@@ -88,6 +105,7 @@ def test_the_final_plan_memory_and_sub_agents_are_recorded(kit, tmp_path):
     renderer.memory_saved(MemoryStore(tmp_path).write("units", "Revenue is in EUR."))
     markdown = renderer.markdown()
     assert markdown.count("**Plan**") == 1 and "**Plan** (1/1 done)\n\n- [x] ~~Load~~" in markdown
-    assert "*sub-agent 1 done*" in markdown and "*Memory created: units — Revenue is in EUR.*" in markdown
+    assert "*sub-agent 1 done*" in markdown
+    assert "*Memory created: units — Revenue is in EUR. (undo: %agent memory undo units)*" in markdown
     renderer.set_model("gpt-z", 500)
     assert renderer.status.model_label == "gpt-z"

@@ -1,0 +1,65 @@
+"""When a turn ends the live panel gives way to its static rendering, and its widgets are closed.
+
+A saved notebook keeps outputs, not kernel objects: a widget view reopened without its kernel
+shows "model not found", and nbconvert prints the widget's repr. So the cell's outputs are
+cleared and the recorded transcript displayed in their place (Markdown, escaped HTML, a short
+plain text, images as images). Both messages carry the parent header of the ``%%agent`` cell:
+the turn's task was created while that cell executed, and ipykernel routes a task's output by the
+context it was created in. Closing the widgets frees what they hold in the kernel (each one is a
+comm and a traitlets object with its value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import ipywidgets as W
+
+
+def widget_tree(root: W.Widget) -> Iterator[W.Widget]:
+    """Every widget reachable from ``root`` through its synced traits (children, layout, style)."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        widget = stack.pop()
+        if id(widget) in seen:
+            continue
+        seen.add(id(widget))
+        yield widget
+        for name in widget.keys:
+            value = getattr(widget, name, None)
+            values = value if isinstance(value, (list, tuple)) else (value,)
+            stack.extend(item for item in values if isinstance(item, W.Widget))
+
+
+def close_tree(root: W.Widget) -> int:
+    """Closes ``root`` and everything it holds; returns how many widgets were closed."""
+    widgets = list(widget_tree(root))
+    for widget in widgets:
+        widget.close()
+    return len(widgets)
+
+
+def replace_with_static(bundles: list[dict[str, str]], *, clear: Callable[[], None] | None = None,
+                        display: Callable[[dict[str, str]], None] | None = None) -> None:
+    """Clears the cell's output and displays ``bundles`` (built first: nothing is lost on failure)."""
+    if clear is None:
+        from IPython.display import clear_output
+
+        clear = clear_output
+    if display is None:
+        from jupyter_agent.notebook.panel.static_render import display_bundle
+
+        display = display_bundle
+    clear()
+    for bundle in bundles:
+        display(bundle)
+
+
+def finish_panel(panel: Any, *, clear: Callable[[], None] | None = None,
+                 display: Callable[[dict[str, str]], None] | None = None) -> None:
+    """The panel's end: its static rendering in the cell, then its widgets closed."""
+    bundles = panel.static_bundles()
+    replace_with_static(bundles, clear=clear, display=display)
+    close_tree(panel.widget)

@@ -1,0 +1,212 @@
+"""A transcript as a static document: the one Markdown writer, and HTML made from that Markdown.
+
+Used for the finished ``%%agent`` cell (a saved notebook keeps every answer; nbconvert, GitHub and
+nbviewer show it), for headless runs and for the extension's transcript view of a session file.
+Blocks are kept in order: Markdown text, tool cards (a collapsible ``<details>`` with the
+arguments and the output) and images. Model and tool text is untrusted: the HTML comes from
+``render_markdown``, which escapes all raw HTML, and what this module writes around it is escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from jupyter_agent.notebook.panel import formatting as fmt
+from jupyter_agent.notebook.panel.markdown import render_markdown, unclosed_fence
+
+# Tool output in a saved notebook is for reading, not for scrolling through.
+STATIC_OUTPUT_CHARS = 4_000
+# The text/plain of an output: what a terminal or a notebook diff shows at a glance.
+PLAIN_CHARS = 300
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~])")
+
+
+def fenced(text: str, language: str = "") -> str:
+    """A code fence that the content cannot close early."""
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
+    fence = "`" * (longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def escape_markdown(text: str) -> str:
+    """Text shown literally, not as Markdown or HTML (notes, the user's own words)."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+@dataclass
+class Card:
+    """One tool call with its result (``None`` while the tool runs or when the turn stopped first)."""
+
+    name: str
+    args: Any
+    result: str | None = None
+    is_error: bool = False
+    status: str = ""
+
+    def title(self) -> str:
+        state = self.status or ("error" if self.is_error else "done" if self.result is not None else "no result")
+        summary = fmt.args_summary(self.args, width=60)
+        return " · ".join(part for part in (f"▸ {self.name}", summary, state) if part)
+
+    def body(self) -> str:
+        sections = [f"{label}:\n\n{fenced(text, language)}" for label, text, language in fmt.args_sections(self.args)]
+        if self.result is None:
+            sections.append("*(no result: the turn stopped before the tool finished)*")
+        elif self.result:
+            sections.append(f"{'error' if self.is_error else 'output'}:\n\n{fenced(self.result)}")
+        return "\n\n".join(sections)
+
+    def markdown(self) -> str:
+        return f"<details><summary>{html.escape(self.title())}</summary>\n\n{self.body()}\n\n</details>"
+
+    def html(self) -> str:
+        return f"<details><summary>{html.escape(self.title())}</summary>\n{render_markdown(self.body())}\n</details>"
+
+
+@dataclass
+class Image:
+    data: bytes
+    mime: str = "image/png"
+
+
+Block = str | Card | Image  # str: Markdown
+
+
+@dataclass
+class TranscriptDocument:
+    """Blocks added in order; ``bundles()`` turns them into notebook outputs."""
+
+    output_chars: int = STATIC_OUTPUT_CHARS
+    blocks: list[Block] = field(default_factory=list)
+    _cards: dict[str, Card] = field(default_factory=dict)
+
+    def text(self, markdown: str) -> None:
+        """Model text: its Markdown is kept; a code fence it left open is closed here."""
+        text = markdown.strip()
+        if text:
+            marker = unclosed_fence(text)
+            self.blocks.append(f"{text}\n{marker}" if marker else text)
+
+    def markdown_block(self, markdown: str) -> None:
+        """Markdown made by this package (already escaped where it holds outside text)."""
+        if markdown:
+            self.blocks.append(markdown)
+
+    def note(self, text: str) -> None:
+        if text.strip():
+            self.blocks.append(f"*{escape_markdown(text.strip())}*")
+
+    def error(self, text: str) -> None:
+        self.blocks.append(f"**Error**\n\n{fenced(text)}")
+
+    def user(self, text: str, label: str = "You") -> None:
+        self.blocks.append(f"**{label}:** {escape_markdown(text)}")
+
+    def heading(self, text: str) -> None:
+        self.blocks.append(f"### {escape_markdown(text)}")
+
+    def thinking(self, text: str) -> None:
+        if text.strip():
+            self.blocks.append(f"<details><summary>Thinking</summary>\n\n{fenced(text.strip())}\n\n</details>")
+
+    def tool_call(self, call_id: str, name: str, args: Any) -> Card:
+        card = Card(name=name, args=args)
+        self._cards[call_id] = card
+        self.blocks.append(card)
+        return card
+
+    def tool_result(self, call_id: str, name: str, content: Any, is_error: bool = False) -> None:
+        card = self._cards.get(call_id) or self.tool_call(call_id, name, {})
+        card.result = fmt.truncate(fmt.output_text(content), self.output_chars)
+        card.is_error = is_error
+        for data, mime in fmt.images(content):
+            self.blocks.append(Image(data, mime))
+
+    def set_status(self, call_id: str, status: str) -> None:
+        if call_id in self._cards:
+            self._cards[call_id].status = status
+
+    def markdown(self) -> str:
+        """The whole document as Markdown; images as a marker."""
+        return "\n\n".join(_markdown_of(block) if not isinstance(block, Image) else "*[image]*"
+                           for block in self.blocks)
+
+    def take(self) -> list[Block]:
+        """The blocks added since the last ``take`` (an incremental display)."""
+        taken, self.blocks = self.blocks, []
+        return taken
+
+    def bundles(self, blocks: list[Block] | None = None, summary: str = "") -> list[dict[str, str]]:
+        """Notebook output bundles: text runs as Markdown + HTML + a short plain text; images as images."""
+        blocks = self.blocks if blocks is None else blocks
+        out: list[dict[str, str]] = []
+        run: list[str | Card] = []
+        for block in blocks:
+            if isinstance(block, Image):
+                if run:
+                    out.append(_text_bundle(run, summary if not out else ""))
+                    run = []
+                out.append({block.mime: base64.b64encode(block.data).decode("ascii"), "text/plain": "<image>"})
+            else:
+                run.append(block)
+        if run:
+            out.append(_text_bundle(run, summary if not out else ""))
+        return out
+
+
+def _markdown_of(block: str | Card) -> str:
+    return block.markdown() if isinstance(block, Card) else block
+
+
+def _html_of(block: str | Card) -> str:
+    return block.html() if isinstance(block, Card) else render_markdown(block)
+
+
+def _text_bundle(blocks: list[str | Card], summary: str) -> dict[str, str]:
+    markdown = "\n\n".join(_markdown_of(block) for block in blocks)
+    body = "\n".join(_html_of(block) for block in blocks)
+    words = " ".join(block for block in blocks if isinstance(block, str)).split()
+    head = " ".join(words)
+    head = head if len(head) <= PLAIN_CHARS else head[: PLAIN_CHARS - 1] + "…"
+    return {
+        "text/markdown": markdown,
+        "text/html": f'<div class="ja-static">\n{body}\n</div>',
+        "text/plain": "\n".join(part for part in (summary, head) if part),
+    }
+
+
+def messages_document(messages: Any, *, result_chars: int) -> TranscriptDocument:
+    """A session's messages as a document: headed prompts and answers, cards with their results."""
+    from jupyter_agent.messages import AssistantMessage, TextContent, ToolResultMessage, UserMessage
+
+    document = TranscriptDocument(output_chars=result_chars)
+    results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
+    for message in messages:
+        if isinstance(message, UserMessage):
+            content = message.content
+            text = content if isinstance(content, str) else "\n\n".join(
+                block.text if isinstance(block, TextContent) else "[image]" for block in content)
+            document.heading("You")
+            document.markdown_block(escape_markdown(text))
+        elif isinstance(message, AssistantMessage):
+            document.heading("Agent" + (f" · {message.model}" if message.model else ""))
+            for block in message.content:
+                kind = getattr(block, "type", "")
+                if kind == "text":
+                    document.text(block.text)
+                elif kind == "thinking" and not block.redacted:
+                    document.thinking(block.thinking)
+                elif kind == "tool_call":
+                    document.tool_call(block.id, block.name, block.arguments)
+                    result = results.get(block.id)
+                    if result is not None:
+                        content = [part for part in result.content if getattr(part, "type", "") == "text"]
+                        document.tool_result(block.id, block.name, content or [{"type": "text", "text": "(no output)"}],
+                                             result.is_error)
+            if message.error_message:
+                document.markdown_block(f"**Error:** {escape_markdown(message.error_message)}")
+    return document
