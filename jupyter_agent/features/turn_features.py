@@ -106,7 +106,7 @@ class TurnFeatures:
         store.sync()
 
     def _memory_changed(self, *changes: Any) -> None:
-        from jupyter_agent.notebook.memory_undo import MemoryUndoLog
+        from jupyter_agent.features.memory.undo_log import MemoryUndoLog
 
         MemoryUndoLog(self.memory.store).record(*changes)  # %agent memory undo, after a reopen too
         self.renderer.memory_saved(*changes)

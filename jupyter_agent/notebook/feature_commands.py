@@ -69,7 +69,7 @@ def _delete(store: MemoryStore, name: str) -> Report:
 
 
 def _undo(store: MemoryStore, name: str) -> Report:
-    from jupyter_agent.notebook.memory_undo import MemoryUndoLog
+    from jupyter_agent.features.memory.undo_log import MemoryUndoLog
 
     try:
         return Report(MemoryUndoLog(store).undo(name))

@@ -1,5 +1,10 @@
 """``%agent plan`` and ``%agent memory`` in an in-process IPython shell."""
 
+import pytest
+from IPython.core.error import UsageError
+
+from jupyter_agent.notebook.feature_commands import memory_command
+
 
 def error_of(ip, code):
     result = ip.run_cell(code)
@@ -29,3 +34,18 @@ def test_plan_and_memory_subcommands(ip):
     assert "unknown memory action 'forget'" in str(error_of(ip, "%agent memory forget units"))
     assert ip.run_line_magic("agent", "memory delete units").markdown == "Deleted the memory note `units`."
     assert ip.run_line_magic("agent", "memory list").text.startswith("No memory notes yet")
+
+
+def test_memory_undo_reverts_the_logged_change_and_reports_refusals(tmp_path):
+    from jupyter_agent.features.memory.store import MEMORY_FOLDER, MemoryStore
+    from jupyter_agent.features.memory.undo_log import MemoryUndoLog
+
+    store = MemoryStore(tmp_path / MEMORY_FOLDER)
+    MemoryUndoLog(store).record(store.write("units", "EUR"))
+    assert memory_command(tmp_path, ["undo", "units"], "usage").markdown == \
+        "Undid the agent's change of the memory note `units` (created)."
+    assert store.read("units") is None
+    with pytest.raises(UsageError, match="no recorded change of the memory note 'other' to undo"):
+        memory_command(tmp_path, ["undo", "other"], "usage")
+    with pytest.raises(UsageError, match="takes one note name"):
+        memory_command(tmp_path, ["undo"], "usage")

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from jupyter_agent.session.memory import MemoryChange, MemoryStore
+from jupyter_agent.features.memory.store import MemoryChange, MemoryStore
 
 LOG_NAME = ".changes.jsonl"
 
