@@ -181,7 +181,14 @@ def _text_bundle(blocks: list[str | Card], summary: str) -> dict[str, str]:
 
 def messages_document(messages: Any, *, result_chars: int) -> TranscriptDocument:
     """A session's messages as a document: headed prompts and answers, cards with their results."""
-    from jupyter_agent.messages import AssistantMessage, TextContent, ToolResultMessage, UserMessage
+    from jupyter_agent.messages import (
+        AssistantMessage,
+        TextContent,
+        ThinkingContent,
+        ToolCall,
+        ToolResultMessage,
+        UserMessage,
+    )
 
     document = TranscriptDocument(output_chars=result_chars)
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
@@ -195,12 +202,11 @@ def messages_document(messages: Any, *, result_chars: int) -> TranscriptDocument
         elif isinstance(message, AssistantMessage):
             document.heading("Agent" + (f" · {message.model}" if message.model else ""))
             for block in message.content:
-                kind = getattr(block, "type", "")
-                if kind == "text":
+                if isinstance(block, TextContent):
                     document.text(block.text)
-                elif kind == "thinking" and not block.redacted:
+                elif isinstance(block, ThinkingContent) and not block.redacted:
                     document.thinking(block.thinking)
-                elif kind == "tool_call":
+                elif isinstance(block, ToolCall):
                     document.tool_call(block.id, block.name, block.arguments)
                     result = results.get(block.id)
                     if result is not None:
