@@ -7,9 +7,12 @@ messages) make JSON round trips exact, which the session store and the event cop
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 StopReason = Literal["stop", "length", "tool_use", "error", "aborted"]
 
@@ -122,10 +125,12 @@ Message = Annotated[
     Union[UserMessage, AssistantMessage, ToolResultMessage], Field(discriminator="role")
 ]
 
-_MESSAGE_ADAPTER = None
+MessageT = TypeVar("MessageT", bound=BaseModel)
+
+_MESSAGE_ADAPTER: TypeAdapter[Message] | None = None
 
 
-def message_adapter():
+def message_adapter() -> TypeAdapter[Message]:
     """A cached TypeAdapter for the ``Message`` union (building one costs milliseconds)."""
     global _MESSAGE_ADAPTER
     if _MESSAGE_ADAPTER is None:
@@ -135,14 +140,14 @@ def message_adapter():
     return _MESSAGE_ADAPTER
 
 
-def message_from_json(data: str | bytes | dict) -> UserMessage | AssistantMessage | ToolResultMessage:
+def message_from_json(data: str | bytes | dict[str, Any]) -> UserMessage | AssistantMessage | ToolResultMessage:
     adapter = message_adapter()
     if isinstance(data, dict):
         return adapter.validate_python(data)
     return adapter.validate_json(data)
 
 
-def copy_message(message):
+def copy_message(message: MessageT) -> MessageT:
     """A deep copy: every boundary of the loop hands out copies, never the stored object."""
     return message.model_copy(deep=True)
 
@@ -155,7 +160,7 @@ def fast_copy_assistant(message: AssistantMessage) -> AssistantMessage:
     content = []
     for block in message.content:
         copy = block.model_copy()
-        if block.type == "tool_call":
+        if isinstance(block, ToolCall) and isinstance(copy, ToolCall):
             copy.arguments = copy_json(block.arguments)
         content.append(copy)
     usage = message.usage.model_copy()
@@ -163,7 +168,7 @@ def fast_copy_assistant(message: AssistantMessage) -> AssistantMessage:
     return message.model_copy(update={"content": content, "usage": usage})
 
 
-def copy_json(value):
+def copy_json(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: copy_json(item) for key, item in value.items()}
     if isinstance(value, list):

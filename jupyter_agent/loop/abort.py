@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Awaitable, Callable, TypeVar
+from typing import Any, Awaitable, Callable, TypeVar
 
 T = TypeVar("T")
 
@@ -30,7 +30,7 @@ class AbortSignal:
         return self._reason
 
     def add_listener(self, listener: Callable[[BaseException], None]) -> None:
-        if self._aborted:
+        if self._reason is not None:
             listener(self._reason)
         else:
             self._listeners.append(listener)
@@ -40,7 +40,7 @@ class AbortSignal:
             self._listeners.remove(listener)
 
     def throw_if_aborted(self) -> None:
-        if self._aborted:
+        if self._reason is not None:
             raise self._reason
 
     def _abort(self, reason: BaseException) -> None:
@@ -68,7 +68,7 @@ async def abortable(awaitable: Awaitable[T], signal: AbortSignal) -> T:
     """
     signal.throw_if_aborted()
     task = asyncio.ensure_future(awaitable)
-    aborted = asyncio.get_running_loop().create_future()
+    aborted: asyncio.Future[BaseException] = asyncio.get_running_loop().create_future()
 
     def on_abort(reason: BaseException) -> None:
         if not aborted.done():
@@ -76,13 +76,14 @@ async def abortable(awaitable: Awaitable[T], signal: AbortSignal) -> T:
 
     signal.add_listener(on_abort)
     try:
-        await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        first: set[asyncio.Future[Any]] = {task, aborted}
+        await asyncio.wait(first, return_when=asyncio.FIRST_COMPLETED)
     except asyncio.CancelledError:
         task.cancel()
         raise
     finally:
         signal.remove_listener(on_abort)
-    if signal.aborted:
+    if signal.reason is not None:
         # Cancellation wins, even over a task that failed at the same moment.
         if not task.done():
             task.cancel()
@@ -92,6 +93,6 @@ async def abortable(awaitable: Awaitable[T], signal: AbortSignal) -> T:
     return task.result()
 
 
-def _ignore_late_failure(task: asyncio.Future) -> None:
+def _ignore_late_failure(task: asyncio.Future[T]) -> None:
     if not task.cancelled():
         task.exception()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any
+from typing import Any, Callable
 
 from jupyter_agent.messages import AssistantMessage, Message, ToolCall, UserContent, UserMessage, copy_json, copy_message
 from jupyter_agent.model import Context
@@ -26,6 +26,7 @@ from jupyter_agent.loop.types import (
     MessageEndEvent,
     MessageStartEvent,
     ToolExecutionEndEvent,
+    SteeringFn,
     ToolExecutionStartEvent,
     TurnDecision,
 )
@@ -143,7 +144,7 @@ async def _append_user(message: UserMessage, history: list[Message], emit: Emitt
     await emit.message(MessageEndEvent, message)
 
 
-async def _deliver(poll, history: list[Message], emit: Emitter, signal: AbortSignal, options: AgentLoopOptions) -> bool:
+async def _deliver(poll: SteeringFn | None, history: list[Message], emit: Emitter, signal: AbortSignal, options: AgentLoopOptions) -> bool:
     """Appends each queued input as a user message; returns whether any arrived."""
     items = await _call(poll, signal)
     if not items:
@@ -154,7 +155,7 @@ async def _deliver(poll, history: list[Message], emit: Emitter, signal: AbortSig
     return True
 
 
-async def _call(callback, signal: AbortSignal, *args: Any):
+async def _call(callback: Callable[..., Any] | None, signal: AbortSignal, *args: Any) -> Any:
     if callback is None:
         return None
     outcome = callback(*args, signal)

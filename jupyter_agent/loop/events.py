@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 
 from jupyter_agent.messages import Message, copy_message
+from jupyter_agent.model.events import PartialEvent
 from jupyter_agent.loop.types import EventListener, LoopEvent, MessageUpdateEvent
 
 
@@ -27,7 +28,7 @@ class Emitter:
         if self._listener is not None:
             await self(event_class(message=copy_message(message)))
 
-    async def update(self, stream_event) -> None:
+    async def update(self, stream_event: PartialEvent) -> None:
         if self._listener is None:
             return
         # No copy here: a stream event's partial is a snapshot made for that event alone, owned

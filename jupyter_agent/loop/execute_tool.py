@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,7 +29,7 @@ def tool_not_found(name: str, tools: Mapping[str, AgentTool]) -> str:
     )
 
 
-def validation_failed(name: str, error: ValidationError, arguments: dict) -> str:
+def validation_failed(name: str, error: ValidationError, arguments: dict[str, Any]) -> str:
     problems = []
     for item in error.errors(include_url=False):
         location = ".".join(str(part) for part in item["loc"]) or "root"
@@ -59,27 +60,30 @@ async def execute_tool(call: ToolCall, tools: Mapping[str, AgentTool], signal: A
         return error_result(call, validation_failed(call.name, error, call.arguments))
     signal.throw_if_aborted()
     try:
-        output = tool.execute(args, signal)
-        if inspect.isawaitable(output):
-            output = await abortable(output, signal)
-        content, details = _normalize_output(output)
+        returned: object = tool.execute(args, signal)
+        if inspect.isawaitable(returned):
+            returned = await abortable(returned, signal)
+        content, details = _normalize_output(returned)
     except Exception as error:  # noqa: BLE001 - the model reads tool failures as results
-        if signal.aborted:
+        if signal.reason is not None:
             raise signal.reason from None
         return error_result(call, describe_exception(error))
     signal.throw_if_aborted()
     return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=content, details=details)
 
 
-def _normalize_output(output: object) -> tuple[list[TextContent | ImageContent], object]:
+def _normalize_output(output: object) -> tuple[list[TextContent | ImageContent], Any]:
     details = None
     if isinstance(output, ToolOutput):
-        output, details = output.content, output.details
+        details = output.details
+        output = output.content
     if output is None:
         return [], details
     if isinstance(output, str):
         return [TextContent(text=output)], details
-    blocks = []
+    if not isinstance(output, Iterable):
+        raise TypeError(f"Tool output must be text or image blocks, got {type(output).__name__}")
+    blocks: list[TextContent | ImageContent] = []
     for block in output:
         if isinstance(block, str):
             blocks.append(TextContent(text=block))

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import AsyncIterable
 from typing import Awaitable, Callable
 
 from jupyter_agent.messages import AssistantMessage
 from jupyter_agent.model import (
     STREAM_ENDED_WITHOUT_RESULT,
+    AssistantMessageEvent,
     AssistantMessageEventStream,
     Context,
+    DoneEvent,
+    ErrorEvent,
     Model,
     ModelInputMetadata,
     StreamFn,
+    StartEvent,
     StreamOptions,
 )
 from jupyter_agent.loop.abort import AbortSignal, abortable
@@ -20,7 +25,6 @@ from jupyter_agent.loop.events import Emitter
 from jupyter_agent.loop.types import AgentLoopError, MessageStartEvent
 
 UPDATE_BEFORE_START = "Model stream sent an update before start"
-_NOTHING = object()
 
 
 async def stream_model_response(
@@ -34,9 +38,7 @@ async def stream_model_response(
 ) -> AssistantMessage:
     """Returns the final assistant message (not yet in history); raises on a broken stream."""
     obtained = stream_fn(model, context, options, metadata)
-    if inspect.isawaitable(obtained):
-        obtained = await abortable(obtained, signal)
-    stream = obtained
+    stream = await abortable(obtained, signal) if inspect.isawaitable(obtained) else obtained
     started = False
     final_seen = False
     own_stream = isinstance(stream, AssistantMessageEventStream)
@@ -47,19 +49,20 @@ async def stream_model_response(
         buffered = stream._events if own_stream else None
         while True:
             # Fast path: an event already buffered needs no await (the hot path of streaming).
+            event: AssistantMessageEvent
             if buffered:
-                if signal.aborted:
+                if signal.reason is not None:
                     raise signal.reason
                 event = buffered.popleft()
             else:
-                event = await next_event()
-                if event is _NOTHING:
+                read = await next_event()
+                if read is None:
                     break
-            kind = event.type
-            if kind == "done" or kind == "error":
+                event = read
+            if isinstance(event, (DoneEvent, ErrorEvent)):
                 final_seen = True
                 continue
-            if kind == "start":
+            if isinstance(event, StartEvent):
                 started = True
                 await emit.message(MessageStartEvent, event.partial)
                 continue
@@ -85,19 +88,21 @@ def _has_result(stream: object) -> bool:
     return isinstance(stream, AssistantMessageEventStream) and stream.ended and stream._result is not None
 
 
-def _event_reader(stream: object, signal: AbortSignal) -> Callable[[], Awaitable[object]]:
+def _event_reader(
+    stream: AsyncIterable[AssistantMessageEvent], signal: AbortSignal
+) -> Callable[[], Awaitable[AssistantMessageEvent | None]]:
     iterator = stream.__aiter__()
     # Our own stream is interrupted by the signal directly (see interrupt_waits); any other
     # async iterator gets a cancellable wait per event.
     own = isinstance(iterator, AssistantMessageEventStream)
 
-    async def read() -> object:
+    async def read() -> AssistantMessageEvent | None:
         try:
             if own:
                 signal.throw_if_aborted()
                 return await iterator.__anext__()
             return await abortable(iterator.__anext__(), signal)
         except StopAsyncIteration:
-            return _NOTHING
+            return None  # the stream ended
 
     return read

@@ -21,9 +21,11 @@ class TurnSettings:
     @classmethod
     def resolve(cls, options: AgentLoopOptions, preparation: RequestPreparation | None) -> "TurnSettings":
         prep = preparation or RequestPreparation()
+        stream_fn = prep.stream_fn or options.stream_fn
+        assert stream_fn is not None, "validate_options refuses a loop without a stream_fn"
         return cls(
             model=prep.model or options.model,
-            stream_fn=prep.stream_fn or options.stream_fn,
+            stream_fn=stream_fn,
             system_prompt=prep.system_prompt if prep.system_prompt is not None else options.system_prompt,
             tools=prep.tools if prep.tools is not None else options.tools,
             stream_options=prep.stream_options if prep.stream_options is not None else options.stream_options,

@@ -15,7 +15,7 @@ from jupyter_agent.messages import (
     ToolResultMessage,
     UserContent,
 )
-from jupyter_agent.model import AssistantMessageEvent, Model, StreamFn, StreamOptions
+from jupyter_agent.model import AssistantMessageEvent, Model, StreamFn, StreamOptions, ToolSpec
 from jupyter_agent.loop.abort import AbortSignal
 
 
@@ -25,11 +25,13 @@ class AgentLoopError(RuntimeError):
 
 @dataclass
 class ToolOutput:
-    content: list[TextContent | ImageContent]
+    # Text, or blocks (a string block is text); normalized into the result's content blocks.
+    content: str | Sequence[str | TextContent | ImageContent] | None
     details: Any = None
 
 
-ToolExecute = Callable[[BaseModel, AbortSignal], Awaitable[Union[ToolOutput, list]]]
+# Any: each tool's execute takes its own parameters model, which Callable cannot express.
+ToolExecute = Callable[[Any, AbortSignal], Awaitable[Union[ToolOutput, list[Any]]]]
 
 
 @dataclass
@@ -45,16 +47,14 @@ class AgentTool:
     # which this returns True are treated as read-only and never gated either.
     read_only_call: Callable[[BaseModel], bool] | None = None
 
-    def spec(self):
-        from jupyter_agent.model import ToolSpec
-
+    def spec(self) -> ToolSpec:
         return ToolSpec(name=self.name, description=self.description, parameters=tool_schema(self.parameters))
 
 
-_SCHEMA_CACHE: dict[type, dict] = {}
+_SCHEMA_CACHE: dict[type, dict[str, Any]] = {}
 
 
-def tool_schema(parameters: type[BaseModel]) -> dict:
+def tool_schema(parameters: type[BaseModel]) -> dict[str, Any]:
     # JSON schema generation costs milliseconds; a tool's schema never changes.
     schema = _SCHEMA_CACHE.get(parameters)
     if schema is None:
@@ -88,7 +88,7 @@ class TurnDecision:
     history: list[Message] | None = None
 
 
-SteeringFn = Callable[[AbortSignal], Awaitable[list[UserContent]] | list[UserContent]]
+SteeringFn = Callable[[AbortSignal], Union[Awaitable[Sequence[UserContent]], Sequence[UserContent]]]
 PrepareRequestFn = Callable[[AbortSignal], Awaitable[RequestPreparation | None] | RequestPreparation | None]
 FinishTurnFn = Callable[
     [TurnInfo, AbortSignal],

@@ -60,7 +60,7 @@ def validate_user_content(
         raise ValueError(PROMPT_REQUIRED)
     blocks = [_validate_block(block) for block in content]
     has_image = any(isinstance(block, ImageContent) for block in blocks)
-    if not has_image and not any(block.text.strip() for block in blocks):
+    if not has_image and not any(block.text.strip() for block in blocks if isinstance(block, TextContent)):
         raise ValueError(PROMPT_REQUIRED)
     if has_image and not accepts_images:
         raise ValueError(image_not_supported(model_id))

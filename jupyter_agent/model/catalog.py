@@ -32,7 +32,7 @@ def split_name(name: str) -> tuple[str, str]:
     try:
         _, provider, _, _ = litellm_module_sync().get_llm_provider(name)
     except Exception:  # noqa: BLE001 - litellm raises for names it cannot place
-        provider = None
+        provider = ""
     # A bare unknown name is most likely served by an OpenAI-compatible endpoint.
     return provider or "openai", name
 

@@ -11,7 +11,7 @@ from collections import deque
 from typing import Awaitable, Callable, Protocol, Union
 
 from jupyter_agent.messages import AssistantMessage
-from jupyter_agent.model.events import FINAL_EVENT_TYPES, AssistantMessageEvent
+from jupyter_agent.model.events import AssistantMessageEvent, DoneEvent, ErrorEvent
 from jupyter_agent.model.waiters import Waiters
 from jupyter_agent.model.types import Context, Model, ModelInputMetadata, StreamOptions
 
@@ -24,7 +24,7 @@ class StreamEndedWithoutResult(RuntimeError):
 
 class AssistantMessageEventStream:
     def __init__(self) -> None:
-        self._events: deque = deque()
+        self._events: deque[AssistantMessageEvent] = deque()
         self._ended = False
         self._result: AssistantMessage | None = None
         self._waiters = Waiters()
@@ -38,9 +38,10 @@ class AssistantMessageEventStream:
         if self._ended:
             return
         self._events.append(event)
-        if event.type in FINAL_EVENT_TYPES:
-            self._result = event.message if event.type == "done" else event.error
-            self._ended = True
+        if isinstance(event, DoneEvent):
+            self._result, self._ended = event.message, True
+        elif isinstance(event, ErrorEvent):
+            self._result, self._ended = event.error, True
         self._wake()
 
     def end(self, result: AssistantMessage | None = None) -> None:
@@ -131,8 +132,6 @@ def start_producer(
             message = on_crash(exc) if on_crash else AssistantMessage(
                 stop_reason="error", error_message=f"{type(exc).__name__}: {exc}"
             )
-            from jupyter_agent.model.events import ErrorEvent
-
             stream.push(ErrorEvent(reason="error", error=message))
         finally:
             if not stream.ended:
@@ -141,12 +140,16 @@ def start_producer(
     task = asyncio.get_running_loop().create_task(runner())
     _PRODUCERS.add(task)
     task.add_done_callback(_PRODUCERS.discard)
-    stream.on_close(task.cancel)
+    stream.on_close(lambda: _cancel(task))
     return stream
 
 
+def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+
+
 # Strong references: asyncio keeps only weak references to tasks.
-_PRODUCERS: set[asyncio.Task] = set()
+_PRODUCERS: set[asyncio.Task[None]] = set()
 
 
 class StreamFn(Protocol):

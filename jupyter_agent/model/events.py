@@ -107,4 +107,10 @@ AssistantMessageEvent = Annotated[
     Field(discriminator="type"),
 ]
 
+# The events between ``start`` and the final one: each carries the partial message.
+PartialEvent = Union[
+    TextStartEvent, TextDeltaEvent, TextEndEvent, ThinkingStartEvent, ThinkingDeltaEvent,
+    ThinkingEndEvent, ToolCallStartEvent, ToolCallDeltaEvent, ToolCallEndEvent,
+]
+
 FINAL_EVENT_TYPES = frozenset({"done", "error"})

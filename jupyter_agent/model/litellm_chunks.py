@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Callable
+from typing import Any, Callable, Literal, TypeVar
 
 from jupyter_agent.messages import (
     AssistantMessage,
@@ -41,6 +41,7 @@ from jupyter_agent.model.events import (
 
 # Arguments that are not a JSON object are kept under this key: the model then reads, in the
 # validation error of its call, exactly what it sent.
+BlockT = TypeVar("BlockT", TextContent, ThinkingContent, ToolCall)
 INVALID_ARGUMENTS_KEY = "_invalid_json_arguments"
 CONTENT_FILTERED = "response stopped by the provider's content filter"
 _TOOL_FINISH_REASONS = frozenset({"tool_calls", "function_call"})
@@ -117,15 +118,13 @@ class ChunkAssembler:
     def _text(self, piece: str) -> None:
         if self._open_kind != "text":
             self._open(TextContent(text=""), "text", TextStartEvent)
-        block = self.partial.content[self._open_index]
-        block.text += piece
+        self._block(self._open_index, TextContent).text += piece
         self._push(TextDeltaEvent(content_index=self._open_index, delta=piece, partial=fast_copy_assistant(self.partial)))
 
     def _thinking(self, piece: str) -> None:
         if self._open_kind != "thinking" or self._thinking_sealed:
             self._open(ThinkingContent(thinking=""), "thinking", ThinkingStartEvent)
-        block = self.partial.content[self._open_index]
-        block.thinking += piece
+        self._block(self._open_index, ThinkingContent).thinking += piece
         self._push(ThinkingDeltaEvent(content_index=self._open_index, delta=piece, partial=fast_copy_assistant(self.partial)))
 
     def _thinking_blocks(self, blocks: list[Any]) -> None:
@@ -141,7 +140,7 @@ class ChunkAssembler:
             if signature:
                 if self._open_kind != "thinking" or self._thinking_sealed:
                     self._open(ThinkingContent(thinking=""), "thinking", ThinkingStartEvent)
-                self.partial.content[self._open_index].thinking_signature = signature
+                self._block(self._open_index, ThinkingContent).thinking_signature = signature
                 self._thinking_sealed = True
 
     # -- tool calls -----------------------------------------------------------------------------
@@ -161,17 +160,22 @@ class ChunkAssembler:
             index = self._open(ToolCall(id=call_id, name=name or "", arguments={}), "tool_call", ToolCallStartEvent)
             self._tool_blocks[stream_index] = index
             self._tool_arguments[index] = []
-        elif name and not self.partial.content[index].name:
-            self.partial.content[index].name = name
+        elif name and not self._block(index, ToolCall).name:
+            self._block(index, ToolCall).name = name
         if fragment:
             self._tool_arguments[index].append(fragment)
             self._push(ToolCallDeltaEvent(content_index=index, delta=fragment, partial=fast_copy_assistant(self.partial)))
 
     def _is_other_call(self, index: int, call_id: str) -> bool:
-        current = self.partial.content[index].id
+        current = self._block(index, ToolCall).id
         return current != call_id and current not in self._generated_ids
 
     # -- blocks ---------------------------------------------------------------------------------
+    def _block(self, index: int, kind: type[BlockT]) -> BlockT:
+        block = self.partial.content[index]
+        assert isinstance(block, kind), f"block {index} is a {type(block).__name__}, not a {kind.__name__}"
+        return block
+
     def _open(self, block: Any, kind: str, start_event: type) -> int:
         self._close_open()
         self.partial.content.append(block)
@@ -186,9 +190,9 @@ class ChunkAssembler:
             return
         self._open_kind, self._open_index = None, -1
         block = self.partial.content[index]
-        if kind == "text":
+        if isinstance(block, TextContent):
             self._push(TextEndEvent(content_index=index, content=block.text, partial=fast_copy_assistant(self.partial)))
-        elif kind == "thinking":
+        elif isinstance(block, ThinkingContent):
             self._push(ThinkingEndEvent(content_index=index, content=block.thinking, partial=fast_copy_assistant(self.partial)))
         else:
             block.arguments = parse_arguments("".join(self._tool_arguments[index]))
@@ -201,21 +205,23 @@ class ChunkAssembler:
         self._close_open()
         # A late fragment of an earlier call (interleaving providers) still counts in the result.
         for index, fragments in self._tool_arguments.items():
-            self.partial.content[index].arguments = parse_arguments("".join(fragments))
+            self._block(index, ToolCall).arguments = parse_arguments("".join(fragments))
         message = fast_copy_assistant(self.partial)
         message.usage = usage
         reason = self.finish_reason
         if reason == "content_filter":
             return self.failure("error", f"{self.partial.provider}: {CONTENT_FILTERED}", message)
+        stop: Literal["stop", "length", "tool_use"]
         if reason == "length":
-            message.stop_reason = "length"
+            stop = "length"
         elif reason in _TOOL_FINISH_REASONS or message.tool_calls:
-            message.stop_reason = "tool_use"
+            stop = "tool_use"
         else:
-            message.stop_reason = "stop"
-        return DoneEvent(reason=message.stop_reason, message=message)
+            stop = "stop"
+        message.stop_reason = stop
+        return DoneEvent(reason=stop, message=message)
 
-    def failure(self, reason: str, error_message: str, message: AssistantMessage | None = None) -> ErrorEvent:
+    def failure(self, reason: Literal["error", "aborted"], error_message: str, message: AssistantMessage | None = None) -> ErrorEvent:
         message = message or fast_copy_assistant(self.partial)
         message.stop_reason = reason
         message.error_message = error_message

@@ -106,12 +106,13 @@ def image_part(image: ImageContent) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": f"data:{image.mime_type};base64,{image.data}"}}
 
 
-def _user_content(content: str | list) -> str | list[dict[str, Any]]:
+def _user_content(content: str | list[TextContent | ImageContent]) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
-    if all(isinstance(block, TextContent) for block in content):
+    texts = [block.text for block in content if isinstance(block, TextContent)]
+    if len(texts) == len(content):
         # Plain text as a string: some OpenAI-compatible servers accept nothing else.
-        return "\n".join(block.text for block in content)
+        return "\n".join(texts)
     return [{"type": "text", "text": block.text} if isinstance(block, TextContent) else image_part(block) for block in content]
 
 

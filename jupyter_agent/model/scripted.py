@@ -14,11 +14,12 @@ import asyncio
 import itertools
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence, Union
+from typing import Any, Awaitable, Callable, Sequence, Union
 
 from jupyter_agent.messages import (
     AssistantMessage,
     Cost,
+    StopReason,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -48,6 +49,7 @@ from jupyter_agent.model import (
 from jupyter_agent.model.events import AssistantMessageEvent
 from jupyter_agent.model.tokens import estimate_message_tokens, estimate_overhead, estimate_tokens
 
+Block = Union[TextContent, ThinkingContent, ToolCall]
 NO_MORE_RESPONSES = "No more scripted responses"
 _ids = itertools.count(1)
 
@@ -55,7 +57,7 @@ _ids = itertools.count(1)
 @dataclass
 class ScriptedResponse:
     content: list[TextContent | ThinkingContent | ToolCall] = field(default_factory=list)
-    stop_reason: str | None = None  # derived: "tool_use" when there are calls, else "stop"
+    stop_reason: StopReason | None = None  # derived: "tool_use" when there are calls, else "stop"
     error_message: str | None = None
     usage: Usage | None = None  # overrides the estimate
     delay: float | None = None  # seconds between chunks; None uses the model's
@@ -71,12 +73,12 @@ def reply(text: str, **kwargs: Any) -> ScriptedResponse:
     return ScriptedResponse(content=[TextContent(text=text)], **kwargs)
 
 
-def call(name: str, arguments: dict | None = None, id: str | None = None) -> ToolCall:
+def call(name: str, arguments: dict[str, Any] | None = None, id: str | None = None) -> ToolCall:
     return ToolCall(id=id or f"call_{next(_ids)}", name=name, arguments=arguments or {})
 
 
 def tool_calls(*calls: ToolCall, text: str | None = None, **kwargs: Any) -> ScriptedResponse:
-    content: list = [TextContent(text=text)] if text else []
+    content: list[TextContent | ThinkingContent | ToolCall] = [TextContent(text=text)] if text else []
     return ScriptedResponse(content=content + list(calls), **kwargs)
 
 
@@ -86,7 +88,7 @@ def think(thinking: str, text: str, signature: str | None = None, **kwargs: Any)
     )
 
 
-def failure(message: str = "Scripted failure", reason: str = "error", **kwargs: Any) -> ScriptedResponse:
+def failure(message: str = "Scripted failure", reason: StopReason = "error", **kwargs: Any) -> ScriptedResponse:
     return ScriptedResponse(stop_reason=reason, error_message=message, **kwargs)
 
 
@@ -113,7 +115,7 @@ class ScriptedModel:
         delay: float = 0.0,
         provider: str = "scripted",
     ) -> None:
-        self.responses: list = list(responses)
+        self.responses: list[ScriptedResponse | str | Responder] = list(responses)
         self.chunk_size = chunk_size
         self.delay = delay
         self.provider = provider
@@ -169,12 +171,15 @@ class ScriptedModel:
             stream.end()
             return
         final = self._final(model, context, response, partial.content)
-        if final.stop_reason in ("error", "aborted"):
-            stream.push(ErrorEvent(reason=final.stop_reason, error=final))
+        reason = final.stop_reason
+        if reason == "error" or reason == "aborted":
+            stream.push(ErrorEvent(reason=reason, error=final))
         else:
-            stream.push(DoneEvent(reason=final.stop_reason, message=final))
+            stream.push(DoneEvent(reason=reason, message=final))
 
-    async def _stream_block(self, block, index: int, partial: AssistantMessage, push) -> None:
+    async def _stream_block(
+        self, block: Block, index: int, partial: AssistantMessage, push: Callable[[AssistantMessageEvent], Awaitable[None]]
+    ) -> None:
         size = self.chunk_size
         if isinstance(block, ToolCall):
             partial.content.append(ToolCall(id=block.id, name=block.name, arguments={}))
@@ -186,7 +191,7 @@ class ScriptedModel:
             await push(ToolCallEndEvent(content_index=index, tool_call=block.model_copy(deep=True), partial=fast_copy_assistant(partial)))
             return
         is_text = isinstance(block, TextContent)
-        body = block.text if is_text else block.thinking
+        body = block.text if isinstance(block, TextContent) else block.thinking
         start_cls, delta_cls, end_cls = (
             (TextStartEvent, TextDeltaEvent, TextEndEvent) if is_text
             else (ThinkingStartEvent, ThinkingDeltaEvent, ThinkingEndEvent)
@@ -196,17 +201,17 @@ class ScriptedModel:
         for start in range(0, len(body), size):
             piece = body[start:start + size]
             current = partial.content[index]
-            if is_text:
+            if isinstance(current, TextContent):
                 current.text += piece
-            else:
+            elif isinstance(current, ThinkingContent):
                 current.thinking += piece
             await push(delta_cls(content_index=index, delta=piece, partial=fast_copy_assistant(partial)))
         partial.content[index] = block.model_copy(deep=True)
         await push(end_cls(content_index=index, content=body, partial=fast_copy_assistant(partial)))
 
-    def _final(self, model: Model, context: Context, response: ScriptedResponse, content: list) -> AssistantMessage:
+    def _final(self, model: Model, context: Context, response: ScriptedResponse, content: list[Block]) -> AssistantMessage:
         has_calls = any(isinstance(block, ToolCall) for block in content)
-        stop_reason = response.stop_reason or ("tool_use" if has_calls else "stop")
+        stop_reason: StopReason = response.stop_reason or ("tool_use" if has_calls else "stop")
         return AssistantMessage(
             content=[block.model_copy(deep=True) for block in content],
             api=model.api,
@@ -218,10 +223,10 @@ class ScriptedModel:
         )
 
 
-def estimate_usage(model: Model, context: Context, content: list) -> Usage:
+def estimate_usage(model: Model, context: Context, content: Sequence[Block]) -> Usage:
     """The project's token estimate (``model.tokens``), priced with the model's rates."""
     input_tokens = max(1, estimate_tokens(context.messages) + estimate_overhead(context.system_prompt, context.tools))
-    output_tokens = max(1, estimate_message_tokens(AssistantMessage(content=content)))
+    output_tokens = max(1, estimate_message_tokens(AssistantMessage(content=list(content))))
     cost_in = input_tokens * model.cost.input / 1e6
     cost_out = output_tokens * model.cost.output / 1e6
     return Usage(

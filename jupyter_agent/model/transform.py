@@ -11,6 +11,8 @@ copy of the whole transcript every turn. A stream function treats its context as
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from jupyter_agent.messages import (
     AssistantMessage,
@@ -78,14 +80,14 @@ def transform_with_origins(
             if original.stop_reason in ("error", "aborted"):
                 continue
             repair_pending()
-            adapted = _adapt_assistant(original, model, renamed_ids)
-            pending.update({call.id: call.name for call in adapted.tool_calls})
+            assistant = _adapt_assistant(original, model, renamed_ids)
+            pending.update({call.id: call.name for call in assistant.tool_calls})
             pending_owner = index
-            output.append((adapted, source))
+            output.append((assistant, source))
         elif isinstance(original, ToolResultMessage):
-            adapted = _adapt_tool_result(original, model, renamed_ids)
-            pending.pop(adapted.tool_call_id, None)
-            output.append((adapted, source))
+            result = _adapt_tool_result(original, model, renamed_ids)
+            pending.pop(result.tool_call_id, None)
+            output.append((result, source))
         else:
             repair_pending()
             output.append((_adapt_user(original, model), source))
@@ -100,7 +102,7 @@ def _adapt_assistant(message: AssistantMessage, model: Model, renamed_ids: dict[
     foreign_ids = message.provider != model.provider
     if same_model and not any(_needs_change(block) for block in message.content):
         return message
-    blocks = []
+    blocks: list[TextContent | ThinkingContent | ToolCall] = []
     for block in message.content:
         if isinstance(block, ThinkingContent):
             if block.redacted:
@@ -125,16 +127,16 @@ def _adapt_assistant(message: AssistantMessage, model: Model, renamed_ids: dict[
     return message.model_copy(update={"content": blocks}, deep=True)
 
 
-def _needs_change(block) -> bool:
+def _needs_change(block: TextContent | ThinkingContent | ToolCall) -> bool:
     """For a same-model replay: only empty unsigned thinking is dropped."""
-    return block.type == "thinking" and not block.redacted and not block.thinking_signature and not block.thinking.strip()
+    return isinstance(block, ThinkingContent) and not block.redacted and not block.thinking_signature and not block.thinking.strip()
 
 
 def _adapt_tool_result(message: ToolResultMessage, model: Model, renamed_ids: dict[str, str]) -> ToolResultMessage:
     has_images = any(isinstance(block, ImageContent) for block in message.content)
     if message.tool_call_id not in renamed_ids and (model.accepts_images or not has_images):
         return message
-    update: dict = {"tool_call_id": renamed_ids.get(message.tool_call_id, message.tool_call_id)}
+    update: dict[str, Any] = {"tool_call_id": renamed_ids.get(message.tool_call_id, message.tool_call_id)}
     if not model.accepts_images:
         update["content"] = _downgrade_images(message.content, TOOL_IMAGE_OMITTED)
     return message.model_copy(update=update, deep=True)
@@ -148,8 +150,8 @@ def _adapt_user(message: UserMessage, model: Model) -> UserMessage:
     return message.model_copy(update={"content": _downgrade_images(message.content, IMAGE_OMITTED)}, deep=True)
 
 
-def _downgrade_images(blocks: list, placeholder: str) -> list:
-    result: list = []
+def _downgrade_images(blocks: Sequence[TextContent | ImageContent], placeholder: str) -> list[TextContent | ImageContent]:
+    result: list[TextContent | ImageContent] = []
     for block in blocks:
         if isinstance(block, ImageContent):
             # Several images in a row collapse into one placeholder.

@@ -25,7 +25,7 @@ class Model(BaseModel):
     provider: str = "openai"
     base_url: str | None = None
     reasoning: bool = False
-    input: list[Literal["text", "image"]] = Field(default_factory=lambda: ["text"])
+    input: list[Literal["text", "image"]] = Field(default_factory=lambda: ["text"])  # type: ignore[arg-type]
     cost: ModelCost = Field(default_factory=ModelCost)
     # Conservative defaults: most current chat models accept at least this much.
     context_window: int = 128_000

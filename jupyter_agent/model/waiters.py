@@ -13,7 +13,7 @@ class Waiters:
     """
 
     def __init__(self) -> None:
-        self._futures: list[asyncio.Future] = []
+        self._futures: list[asyncio.Future[None]] = []
 
     def __bool__(self) -> bool:
         """Whether anyone waits (lets a producer skip the wake-up on its hot path)."""

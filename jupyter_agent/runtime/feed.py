@@ -80,8 +80,8 @@ class EventFeed:
         # Nothing follows ``finish`` either: it is the last event a reader sees.
         if id(event) in self._listener_errors or event.type == "finish":
             return
-        for error in failures:
-            report = RunErrorEvent(error=error)
+        for failure in failures:
+            report = RunErrorEvent(error=failure)
             self._listener_errors.add(id(report))
             self.emit(report)
 

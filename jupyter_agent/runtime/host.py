@@ -13,11 +13,13 @@ the same history: continuing a history without input is the loop's own entry poi
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
 
-from jupyter_agent.messages import AssistantMessage, Message, UserMessage, copy_message
+from jupyter_agent.messages import AssistantMessage, Message, UserContent, UserMessage, copy_message
 from jupyter_agent.model import StreamOptions
 from jupyter_agent.loop import (
     AbortController,
+    AbortSignal,
     AgentLoopError,
     AgentLoopOptions,
     RequestPreparation,
@@ -27,14 +29,14 @@ from jupyter_agent.loop import (
 )
 from jupyter_agent.loop.agent_loop import TRUNCATED
 from jupyter_agent.runtime.compaction import Compaction, Compactor
-from jupyter_agent.runtime.events import CompactedEvent, RunErrorEvent, RunStartEvent, StepFinishEvent, StepStartEvent
+from jupyter_agent.runtime.events import CompactedEvent, RunErrorEvent, RunStartEvent
 from jupyter_agent.runtime.feed import EventFeed
+from jupyter_agent.runtime.ledger import StepLedger
 from jupyter_agent.runtime.limits import HookRunner, Limits, StepContext, StepInfo
 from jupyter_agent.runtime.options import RunOptions, StepOverrides, resolve_model
 from jupyter_agent.runtime.permissions import ApprovalGate
 from jupyter_agent.runtime.queues import InputQueues
 from jupyter_agent.runtime.result import ABORTED, COMPLETED, ERROR, MAX_CONTEXT, MAX_OUTPUT, RunResult
-from jupyter_agent.runtime.spend import RunUsage, request_cost, request_input_tokens
 from jupyter_agent.runtime.transcript import TranscriptRecorder
 from jupyter_agent.model.tokens import estimate_message_tokens, estimate_overhead
 from jupyter_agent.runtime.window import ContextWindow
@@ -61,16 +63,9 @@ class RunHost:
         self.window.reset(self.view)
         self.compactor = Compactor(options.compaction, options.compact_keep_recent, options.stream, options.model, options.stream_options)
         self.base_stream_options = options.stream_options or StreamOptions()
-        self.usage = RunUsage()
-        self.step = 0
-        self.steps: list[StepInfo] = []
+        self.ledger = StepLedger(options.rates, options.model, self.emit)
         self.compactions = 0
         self.reason: str | None = None
-        self._step_open = False
-        self._step_usage = RunUsage()
-        self._step_cost = 0.0  # model requests of the current step: the next step's projection
-        self._step_model = options.model
-        self._request_estimate = 0
         self._continue_same = False
         self._continuation: str | None = None
 
@@ -90,7 +85,8 @@ class RunHost:
         raised: BaseException | None = None
         try:
             if await self._fits_before_start():
-                options, content = self.loop_options(), self.options.prompt
+                options = self.loop_options()
+                content: UserContent | None = self.options.prompt
                 while True:
                     self._continue_same = False
                     await run_agent_loop(content, self.view, options, self.transcript.on_loop_event, self.signal)
@@ -127,69 +123,63 @@ class RunHost:
             cause = self.signal.reason if self.signal.aborted else None
             self.transcript.record_interrupted(str(cause or "Run cancelled"))
         self.transcript.pair_open(str(error) if error is not None else str(self.signal.reason or "Run ended"))
-        self._finish_step()
+        self.ledger.close()
         if error is not None:
             self.emit(RunErrorEvent(error=error))
         return RunResult(
-            text=self.transcript.final_text(), reason=reason, usage=self.usage.copy(),
-            messages=self.transcript.messages, steps=self.step, compactions=self.compactions,
+            text=self.transcript.final_text(), reason=reason, usage=self.ledger.usage.copy(),
+            messages=self.transcript.messages, steps=self.ledger.step, compactions=self.compactions,
             error=(str(error) or type(error).__name__) if error is not None else None,
         )
 
     # -- loop callbacks -----------------------------------------------------------------------
-    async def prepare_request(self, signal) -> RequestPreparation:
-        self.step += 1
-        self._step_open = True
-        self._step_usage = RunUsage()
-        self._step_cost = 0.0
-        self._step_model = self.options.model
-        self._request_estimate = self.window.projected_input()
-        self.emit(StepStartEvent(step=self.step))
+    async def prepare_request(self, signal: AbortSignal) -> RequestPreparation:
+        step = self.ledger.open(self.options.model, self.window.projected_input())
         overrides = None
         if self.options.prepare_step is not None:
-            overrides = await self.hooks.call(self.options.prepare_step, self._context(self.step))
+            overrides = await self.hooks.call(self.options.prepare_step, self._context(step))
         return self._preparation(overrides)
 
-    async def finish_turn(self, info: TurnInfo, signal) -> TurnDecision | str | None:
+    async def finish_turn(self, info: TurnInfo, signal: AbortSignal) -> TurnDecision | Literal["end"] | None:
         message = info.message
-        self.steps.append(StepInfo(step=self.step, tool_names=[call.name for call in message.tool_calls]))
+        self.ledger.completed([call.name for call in message.tool_calls])
         decision = await self._decide(message)
-        self._finish_step()
+        self.ledger.close()
         return decision
 
-    def poll_steering(self, signal) -> list[str]:
+    def poll_steering(self, signal: AbortSignal) -> list[str]:
         items = []
         if self._continuation is not None:
             items.append(self._continuation)
             self._continuation = None
         steers = self.queues.take("steer")
         if steers:
-            self.limits.window.refresh(len(self.steps))
+            self.limits.window.refresh(len(self.ledger.steps))
         return items + steers
 
-    def poll_follow_ups(self, signal) -> list[str]:
+    def poll_follow_ups(self, signal: AbortSignal) -> list[str]:
         follow_ups = self.queues.take("follow_up")
         if follow_ups:
-            self.limits.window.refresh(len(self.steps))
+            self.limits.window.refresh(len(self.ledger.steps))
         return follow_ups
 
     # -- decisions ----------------------------------------------------------------------------
-    async def _decide(self, message: AssistantMessage) -> TurnDecision | str | None:
+    async def _decide(self, message: AssistantMessage) -> TurnDecision | Literal["end"] | None:
         continuation: bool | str = False
         if message.tool_calls:
             kind = "tools"
         elif self.queues.has_input:
             kind = "queued"
         else:
-            continuation = await self.limits.continuation(lambda: self._context(len(self.steps)))
+            continuation = await self.limits.continuation(lambda: self._context(len(self.ledger.steps)))
             if not continuation and not self.queues.has_input:
                 self.reason = COMPLETED
                 return "end"
             # Input that arrived while should_continue ran is delivered like any queued input.
             kind = "queued" if not continuation else "continue"
-        completed = len(self.steps)
+        completed = len(self.ledger.steps)
         reason = await self.limits.stop_reason(
-            lambda: self._context(completed), completed, self.usage.spend_usd, self._step_cost
+            lambda: self._context(completed), completed, self.ledger.usage.spend_usd, self.ledger.step_cost
         )
         if reason is not None:
             self.reason = reason
@@ -200,7 +190,7 @@ class RunHost:
         if not self.window.fits(self.window.projected_input(incoming)):
             self.reason = MAX_CONTEXT
             return TurnDecision(end=True, history=view)
-        if compaction is not None and self.limits.cannot_afford(self.usage.spend_usd, self._step_cost):
+        if compaction is not None and self.limits.cannot_afford(self.ledger.usage.spend_usd, self.ledger.step_cost):
             self.reason = "max_spend"
             return TurnDecision(end=True, history=view)
         if kind == "continue":
@@ -213,7 +203,7 @@ class RunHost:
 
     async def _compact_if_needed(self, after_tools: bool, incoming: int) -> Compaction | None:
         # The trigger reads the latest request alone: cumulative usage says nothing about size.
-        triggered = after_tools and self.usage.last_request_input_tokens >= self.options.compaction_threshold
+        triggered = after_tools and self.ledger.usage.last_request_input_tokens >= self.options.compaction_threshold
         overflowing = not self.window.fits(self.window.projected_input(incoming))
         if not (triggered or overflowing) or not self.compactor.enabled:
             return None
@@ -236,10 +226,7 @@ class RunHost:
 
     def _apply(self, compaction: Compaction) -> None:
         if compaction.summary_usage is not None:
-            usage = compaction.summary_usage
-            cost = request_cost(usage, self.options.rates, self.options.model)
-            self.usage.charge(usage, cost)
-            self._step_usage.charge(usage, cost)
+            self.ledger.charge_side_request(compaction.summary_usage, self.options.model)
         first_kept = self.transcript.compacted(compaction.plan)
         self.window.reset(compaction.view)
         self.compactions += 1
@@ -251,48 +238,24 @@ class RunHost:
 
     # -- bookkeeping --------------------------------------------------------------------------
     def remaining_spend(self) -> float | None:
-        ceiling = self.options.max_spend_usd
-        return None if ceiling is None else max(0.0, ceiling - self.usage.spend_usd)
+        return self.ledger.remaining_spend(self.options.max_spend_usd)
 
     def remaining_steps(self) -> int | None:
         # The step in progress counts as taken: its tools (a sub-agent) run inside it.
         limit = self.limits.window.limit
-        return None if limit is None else max(0, limit - self.step)
-
-    def charge_external(self, usage: RunUsage) -> None:
-        """Work done for this run outside its own requests (a sub-agent): spend and totals."""
-        self.usage.add(usage)
-        if self._step_open:
-            self._step_usage.add(usage)
+        return None if limit is None else max(0, limit - self.ledger.step)
 
     def _account(self, message: AssistantMessage) -> None:
-        usage = message.usage
-        cost = request_cost(usage, self.options.rates, self._step_model)
-        self.usage.charge(usage, cost)
-        self._step_usage.charge(usage, cost)
-        self._step_cost += cost
-        reported = request_input_tokens(usage)
-        self.window.reported(reported)
-        # Without a reported size, the estimate made when the request was sent stands in.
-        self.usage.last_request_input_tokens = reported or self._request_estimate
-        self._step_usage.last_request_input_tokens = self.usage.last_request_input_tokens
+        self.window.reported(self.ledger.charge_response(message.usage))
 
     def _view_appended(self, message: Message) -> None:
         self.window.appended(message)
-
-    def _finish_step(self) -> None:
-        if not self._step_open:
-            return
-        self._step_open = False
-        self.emit(StepFinishEvent(
-            step=self.step, usage=self.usage.copy(), step_usage=self._step_usage.copy(), model=self._step_model.id
-        ))
 
     def _context(self, step_number: int) -> StepContext:
         return StepContext(
             step_number=step_number,
             messages=[copy_message(message) for message in self.transcript.messages],
-            steps=[StepInfo(step=info.step, tool_names=list(info.tool_names)) for info in self.steps],
+            steps=[StepInfo(step=info.step, tool_names=list(info.tool_names)) for info in self.ledger.steps],
         )
 
     def _preparation(self, overrides: object) -> RequestPreparation:
@@ -306,7 +269,7 @@ class RunHost:
                 model = resolve_model(overrides.model)
             except Exception as error:
                 raise self.hooks.caller_error(error) from None
-        self._step_model = model
+        self.ledger.model = model
         tools = None
         if overrides.tools is not None:
             unknown = [name for name in overrides.tools if name not in self.tools_by_name]
@@ -316,7 +279,7 @@ class RunHost:
         requested = overrides.max_output_tokens or self.options.max_output_tokens
         if isinstance(requested, bool) or not isinstance(requested, int) or requested < 1:
             raise self.hooks.caller_error(ValueError("max_output_tokens must be a positive integer"))
-        update = {"max_tokens": self.window.output_budget(requested, model.max_tokens, self.window.projected_input())}
+        update: dict[str, object] = {"max_tokens": self.window.output_budget(requested, model.max_tokens, self.window.projected_input())}
         if overrides.tool_choice is not None:
             update["tool_choice"] = overrides.tool_choice
         if overrides.temperature is not None:

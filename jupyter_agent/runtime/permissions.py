@@ -17,17 +17,19 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Literal, Sequence, Union
 
 from jupyter_agent.messages import copy_json
-from jupyter_agent.loop import AbortSignal, AgentTool
+from pydantic import BaseModel
+
+from jupyter_agent.loop import AbortSignal, AgentTool, ToolOutput
 from jupyter_agent.runtime.events import ApprovalRequestEvent, ApprovalResponseEvent, RunEvent
 from jupyter_agent.runtime.limits import HookRunner
 
 PermissionMode = Literal["ask", "readonly", "yolo"]
 PERMISSION_MODES = ("ask", "readonly", "yolo")
 Decision = Literal["once", "tool", "call", "deny"]
-DECISIONS = ("once", "tool", "call", "deny")
+DECISIONS: tuple[Decision, ...] = ("once", "tool", "call", "deny")
 CANCELLED = "cancelled"
 # Terminal answers: y(es) once, a = always this tool, A = always this exact call, n(o).
-_ANSWER_ALIASES = {"y": "once", "yes": "once", "a": "tool", "n": "deny", "no": "deny"}
+_ANSWER_ALIASES: dict[str, Decision] = {"y": "once", "yes": "once", "a": "tool", "n": "deny", "no": "deny"}
 # Enough of the arguments to recognise the call at a glance.
 _LABEL_ARGS_CHARS = 200
 
@@ -67,8 +69,9 @@ def normalize_decision(answer: object) -> Decision:
     if not isinstance(answer, str):
         return "deny"
     answer = answer.strip()
-    if answer in DECISIONS:
-        return answer
+    for decision in DECISIONS:
+        if answer == decision:
+            return decision
     if answer == "A":  # checked before lower-casing: "A" and "a" differ
         return "call"
     return _ANSWER_ALIASES.get(answer.lower(), "deny")
@@ -142,13 +145,11 @@ class ApprovalGate:
     def _gated(self, tool: AgentTool) -> AgentTool:
         run_tool = tool.execute
 
-        async def execute(args, signal: AbortSignal):
+        async def execute(args: BaseModel, signal: AbortSignal) -> ToolOutput | list[Any]:
             if tool.read_only_call is None or not tool.read_only_call(args):
                 await self.authorize(tool, args.model_dump(mode="json"), signal)
             outcome = run_tool(args, signal)
-            if inspect.isawaitable(outcome):
-                outcome = await outcome
-            return outcome
+            return await outcome if inspect.isawaitable(outcome) else outcome
 
         return dataclasses.replace(tool, execute=execute)
 
@@ -176,7 +177,9 @@ class ApprovalGate:
         self.outstanding.append(request)
         self._emit(ApprovalRequestEvent(request=_copy_request(request)))
         try:
-            answer = await self._hooks.call(self.policy.prompt, _copy_request(request))
+            prompt = self.policy.prompt
+            assert prompt is not None, "authorize asks only a policy that has a prompt"
+            answer = await self._hooks.call(prompt, _copy_request(request))
         except Exception as error:
             if not (signal.aborted and error is signal.reason):
                 # A broken prompt is a caller failure: it ends the run, and result() raises it.

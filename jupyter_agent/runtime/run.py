@@ -28,7 +28,7 @@ from jupyter_agent.runtime.spend import Rates, RunUsage
 NO_RUNNING_LOOP = "run_agent must be called with an asyncio event loop running"
 
 # asyncio keeps only weak references to tasks: a run nobody holds must still finish.
-_RUNNING: set[asyncio.Task] = set()
+_RUNNING: set[asyncio.Task[None]] = set()
 
 
 class AgentRun:
@@ -63,7 +63,7 @@ class AgentRun:
     @property
     def usage(self) -> RunUsage:
         """The cumulative usage so far (a copy), live while the run works."""
-        return self._host.usage.copy()
+        return self._host.ledger.usage.copy()
 
     def remaining_spend(self) -> float | None:
         """USD left under ``max_spend_usd`` (never negative); ``None`` when there is no ceiling."""
@@ -83,13 +83,14 @@ class AgentRun:
             raise TypeError(f"add_external_usage takes a RunUsage, not {type(usage).__name__}")
         if self._done:
             return False
-        self._host.charge_external(usage)
+        self._host.ledger.charge_external(usage)
         return True
 
     async def result(self) -> RunResult:
         await self._settled.wait()
         if self._failure is not None:
             raise self._failure
+        assert self._result is not None, "a run settles with a result or a failure"
         return self._result
 
     def steer(self, text: str) -> bool:
@@ -108,7 +109,7 @@ class AgentRun:
     def add_listener(self, listener: Callable[[RunEvent], Any]) -> None:
         self._feed.add_listener(listener)
 
-    def _cancelled_before_start(self, task: asyncio.Task) -> None:
+    def _cancelled_before_start(self, task: asyncio.Task[None]) -> None:
         # A task cancelled before its first step (a kernel shutting down) never ran _drive's
         # cleanup; waiters of result() and readers of events must not hang.
         if not self._settled.is_set():

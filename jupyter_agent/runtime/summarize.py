@@ -7,7 +7,7 @@ import json
 from typing import Sequence
 
 from jupyter_agent.messages import AssistantMessage, Message, Usage, UserMessage, user_text
-from jupyter_agent.model import Context, Model, StreamFn, StreamOptions
+from jupyter_agent.model import AssistantMessageEventStream, Context, Model, StreamFn, StreamOptions
 from jupyter_agent.loop import AbortSignal, abortable
 
 SUMMARY_SYSTEM_PROMPT = (
@@ -68,7 +68,7 @@ async def summarize_with_model(
     try:
         message = await complete_request(stream_fn, model, context, options, signal)
     except Exception:  # noqa: BLE001 - a failed summary degrades to truncation
-        if signal.aborted:
+        if signal.reason is not None:
             raise signal.reason from None
         return None, None
     if message.stop_reason in ("error", "aborted") or not message.text.strip():
@@ -78,9 +78,8 @@ async def summarize_with_model(
 
 async def complete_request(stream_fn: StreamFn, model: Model, context: Context, options: StreamOptions, signal: AbortSignal) -> AssistantMessage:
     """One request outside the loop (a summary, a memory extraction): the final message, abortable."""
-    stream = stream_fn(model, context, options, None)
-    if inspect.isawaitable(stream):
-        stream = await abortable(stream, signal)
+    obtained = stream_fn(model, context, options, None)
+    stream = await abortable(obtained, signal) if inspect.isawaitable(obtained) else obtained
     try:
         signal.throw_if_aborted()  # before the coroutine exists: an unawaited one would warn
         return await abortable(_drain(stream), signal)
@@ -90,7 +89,7 @@ async def complete_request(stream_fn: StreamFn, model: Model, context: Context, 
             await close()
 
 
-async def _drain(stream) -> AssistantMessage:
+async def _drain(stream: AssistantMessageEventStream) -> AssistantMessage:
     async for _event in stream:
         pass
     return await stream.result()

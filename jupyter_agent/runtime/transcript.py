@@ -7,10 +7,11 @@ summary), which is how a compaction names the first message it kept verbatim.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
-from jupyter_agent.messages import AssistantMessage, Message, TextContent, copy_json, copy_message
-from jupyter_agent.loop import LoopEvent
+from jupyter_agent.loop import LoopEvent, MessageEndEvent, MessageStartEvent, MessageUpdateEvent
+from jupyter_agent.messages import AssistantMessage, Message, TextContent, ToolResultMessage, copy_json, copy_message
+from jupyter_agent.model import TextDeltaEvent, ThinkingDeltaEvent, ToolCallEndEvent
 from jupyter_agent.runtime.compaction import CompactionPlan
 from jupyter_agent.runtime.events import (
     MessageEvent,
@@ -41,20 +42,19 @@ class TranscriptRecorder:
         self._open_calls: dict[str, str] = {}  # announced calls still waiting for a result
 
     def on_loop_event(self, event: LoopEvent) -> None:
-        kind = event.type
-        if kind == "message_update":
+        if isinstance(event, MessageUpdateEvent):
             # The partial is a snapshot made for this event alone: keeping it needs no copy.
             self._partial = event.message
             update = event.assistant_message_event
-            if update.type == "text_delta":
+            if isinstance(update, TextDeltaEvent):
                 self._emit(RunTextDeltaEvent(delta=update.delta))
-            elif update.type == "thinking_delta":
+            elif isinstance(update, ThinkingDeltaEvent):
                 self._emit(RunThinkingDeltaEvent(delta=update.delta))
-            elif update.type == "tool_call_end":
+            elif isinstance(update, ToolCallEndEvent):
                 self._announce(update.tool_call.id, update.tool_call.name, update.tool_call.arguments)
-        elif kind == "message_end":
+        elif isinstance(event, MessageEndEvent):
             self._joined(event.message)
-        elif kind == "message_start" and event.message.role == "assistant":
+        elif isinstance(event, MessageStartEvent) and isinstance(event.message, AssistantMessage):
             self._partial = event.message
 
     def _joined(self, message: Message) -> None:
@@ -72,7 +72,7 @@ class TranscriptRecorder:
             if message.stop_reason in ("error", "aborted"):
                 # Replay drops such a response with its calls: they never get a result message.
                 self.pair_open(message.error_message or f"Model response ended with {message.stop_reason}")
-        elif message.role == "tool_result":
+        elif isinstance(message, ToolResultMessage):
             self._open_calls.pop(message.tool_call_id, None)
             self._emit(ToolResultEvent(
                 tool_call_id=message.tool_call_id, name=message.tool_name,
@@ -80,7 +80,7 @@ class TranscriptRecorder:
                 is_error=message.is_error, details=message.details,
             ))
 
-    def _announce(self, call_id: str, name: str, arguments: dict) -> None:
+    def _announce(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
         if call_id in self._announced:
             return
         self._announced.add(call_id)
