@@ -34,12 +34,15 @@ class AgentConfig:
     wait: bool = False
     memory: bool = False
     delegate: bool = False
+    mcp_servers: Any = None  # {"name": {...}} or {"mcpServers": {...}}; see features/mcp/config.py
+    mcp_subagents: bool = False
 
     @classmethod
     def from_magics(cls, magics: Any, env: Mapping[str, str] | None = None) -> "AgentConfig":
         env = os.environ if env is None else env
         values = {field.name: getattr(magics, field.name) for field in fields(cls) if hasattr(magics, field.name)}
         values["tools"] = tuple(values.get("tools") or ())
+        values["mcp_servers"] = dict(values.get("mcp_servers") or {})
         # Environment fills what configuration leaves empty (JUPYTER_AGENT_MODEL is read by
         # model resolution, after the session's own choice).
         values["api_base"] = values.get("api_base") or env.get("JUPYTER_AGENT_API_BASE", "")
@@ -52,6 +55,8 @@ class AgentConfig:
             value = getattr(self, field.name)
             if field.name == "api_key":
                 value = "(set)" if value else "(not set)"
+            elif field.name == "mcp_servers":
+                value = sorted((value or {}).get("mcpServers", value or {}))  # names: env and headers hold secrets
             lines.append(f"  AgentMagics.{field.name} = {value!r}" if field.name != "api_key" else f"  AgentMagics.api_key {value}")
         return "\n".join(lines)
 

@@ -41,6 +41,9 @@ def load_ipython_extension(ipython: Any) -> None:
 def unload_ipython_extension(ipython: Any) -> None:
     import sys
 
+    mcp = sys.modules.get("jupyter_agent.features.mcp.registry")  # no server runs unless it was imported
+    if mcp is not None:
+        mcp.registry().kill_all()
     lab = sys.modules.get("jupyter_agent.notebook.comm")  # never registered unless imported
     if lab is not None:
         lab.unregister_comm_target(ipython)

@@ -15,7 +15,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
-from traitlets import Bool, Enum, Float, Int, List, Unicode
+from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
 from jupyter_agent.notebook import frontend, runner
 from jupyter_agent.notebook.config import DATA_POLICIES, PERMISSION_MODES, AgentConfig, default_workspace
@@ -53,6 +53,9 @@ class AgentMagics(Magics):
                               "the index goes into every request and each turn ends with an extraction request.").tag(config=True)
     delegate = Bool(False, help="Give the agent the delegate tool: sub-agents with fresh contexts and read-only tools "
                                 "run sub-tasks within the turn's budget.").tag(config=True)
+    mcp_servers = Dict(help="MCP servers, as in .mcp.json: {'name': {'command': ..., 'args': [...], 'env': {...}}} "
+                            "or {'name': {'url': 'http://…/mcp', 'headers': {...}}}; these win over the files.").tag(config=True)
+    mcp_subagents = Bool(False, help="Give delegate's sub-agents the read-only MCP tools too.").tag(config=True)
     preload = Bool(True, help="Import litellm in a background thread at %load_ext.").tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
@@ -81,6 +84,8 @@ class AgentMagics(Magics):
     @argument("--delegate", action="store_const", const=True, dest="delegate", default=None,
               help="let the agent hand sub-tasks to sub-agents")
     @argument("--no-delegate", action="store_const", const=False, dest="delegate", help="no sub-agents in this turn")
+    @argument("--mcp", metavar="NAMES", help="only these MCP servers (comma-separated) in this turn")
+    @argument("--no-mcp", action="store_true", help="no MCP servers in this turn")
     @argument("-h", "--help", action="store_true", help="show this help")
     def agent_cell(self, line: str, cell: str) -> None:
         """Run an agent turn; the cell body is the prompt."""
@@ -159,6 +164,7 @@ class AgentMagics(Magics):
             data_policy=config.data_policy, sample_rows=config.sample_rows, bash_timeout=config.bash_timeout,
             memory=config.memory if args.memory is None else args.memory,
             delegate=config.delegate if args.delegate is None else args.delegate,
+            mcp=_mcp_selection(args), mcp_servers=config.mcp_servers, mcp_subagents=config.mcp_subagents,
         )
         renderer = frontend.make_renderer(mode, model_label=_label(choice), session=session.name,
                                           context_window=None, demo=choice.is_demo)
@@ -203,7 +209,8 @@ class AgentMagics(Magics):
     @line_magic("agent")
     def agent_line(self, line: str) -> Any:
         """%agent sessions | usage | history | plan | memory [show NAME | delete NAME] | steer TEXT |
-        follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] | config | materialize [SESSION] | help"""
+        follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] | config | materialize [SESSION] |
+        mcp [tools NAME | restart NAME] | help"""
         from jupyter_agent.notebook.subcommands import run_subcommand
 
         return run_subcommand(self, line)
@@ -213,6 +220,14 @@ class AgentMagics(Magics):
         from jupyter_agent.notebook.subcommands import session_from
 
         await runner.wait_idle(session_from(self, shlex.split(line)))
+
+
+def _mcp_selection(args: Any) -> tuple[str, ...] | None:
+    if args.no_mcp:
+        return ()
+    if args.mcp is None:
+        return None
+    return tuple(name.strip() for name in args.mcp.split(",") if name.strip())
 
 
 def _cell_id(shell: Any) -> str | None:

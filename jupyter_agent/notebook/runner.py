@@ -46,6 +46,9 @@ class TurnSettings:
     bash_timeout: float = 120.0
     memory: bool = False  # opt-in: durable facts beside the notebook (see features/turn_features.py)
     delegate: bool = False  # opt-in: the delegate tool and its sub-agents
+    mcp: tuple[str, ...] | None = None  # MCP servers of the turn: None every configured one, () none
+    mcp_servers: Any = None  # AgentMagics.mcp_servers
+    mcp_subagents: bool = False  # sub-agents also get the read-only MCP tools
 
 
 @dataclass(eq=False)  # identity semantics: a turn is a key of the interrupt router
@@ -66,6 +69,8 @@ class Turn:
     run: Any = None
     resolved: ResolvedModel | None = None
     features: Any = None  # TurnFeatures: plan, memory, delegation
+    mcp: Any = None  # McpTurn: the MCP servers' tools and notes
+    _mcp_opening: asyncio.Task | None = None
     prior_count: int = 0  # messages the session held before this turn
     stop_requested: bool = False
     error: BaseException | None = None
@@ -120,6 +125,8 @@ class Turn:
         return list(self.result.messages[self.prior_count:]) if self.result is not None else []
 
     def _interrupt(self) -> None:
+        if self._mcp_opening is not None:
+            self._mcp_opening.cancel()  # stop waiting for MCP servers; they go on starting for later turns
         if self.run is not None:
             self.run.interrupt()
         if self.features is not None:
@@ -236,7 +243,17 @@ async def _run(turn: Turn) -> None:
     tools = turn.build_tools(lambda: recorder.current_step or 0)
     features = turn.features = TurnFeatures.build(session, settings, renderer, resolved, tools)
     tools = [*tools, *features.tools]
+    mcp = turn.mcp = await _open_mcp(turn)
+    if mcp is None:
+        _safely(renderer.set_state, "stopped", STOPPED_BEFORE_START)
+        return
+    if settings.mcp_subagents and features.delegation is not None:
+        features.delegation.tools = [*features.delegation.tools, *mcp.read_only_tools()]
+    base_names = [tool.name for tool in tools]
+    tools = [*tools, *mcp.tools]
     system = turn.build_system(resolved, tools)
+    if mcp.system_section():
+        system = f"{system}\n\n{mcp.system_section()}"
     policy = session.policy_for(settings.permissions)
     store.record_request(resolved.model, {"max_steps": settings.max_steps, "max_spend_usd": settings.max_spend,
                                           "permissions": settings.permissions})
@@ -252,7 +269,7 @@ async def _run(turn: Turn) -> None:
         max_steps=settings.max_steps,
         max_spend_usd=settings.max_spend,
         permissions=policy,
-        prepare_step=features.prepare_step(system),
+        prepare_step=mcp.step_hook(base_names, features.prepare_step(system)),
     )
     features.attach(run)
     turn.run = run
@@ -265,6 +282,27 @@ async def _run(turn: Turn) -> None:
     turn.result = await run.result()
     if not turn.stop_requested:
         await features.after_turn(turn.result, turn.prior_count, resolved, store)
+        mcp.show()  # the MCP notes stay visible after other notes came and went
+
+
+async def _open_mcp(turn: Turn) -> Any:
+    """The turn's MCP servers (started if needed, with progress in the panel); None if stopped meanwhile."""
+    from jupyter_agent.features.mcp import McpTurn, open_turn
+
+    settings = turn.settings
+    if settings.mcp == () or tuple(settings.tools) == ("none",):
+        return McpTurn()
+    opening = turn._mcp_opening = asyncio.ensure_future(open_turn(
+        turn.session, configured=settings.mcp_servers, selection=settings.mcp,
+        note=lambda text: _safely(turn.renderer.note, text)))
+    try:
+        return await opening
+    except asyncio.CancelledError:
+        if turn.stop_requested and opening.cancelled():
+            return None
+        raise
+    finally:
+        turn._mcp_opening = None
 
 
 async def _resolve(turn: Turn) -> ResolvedModel:

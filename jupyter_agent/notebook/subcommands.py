@@ -22,7 +22,7 @@ from jupyter_agent.notebook.report import Report
 USAGE = """\
 usage: %agent sessions | usage | history | plan | memory [show|delete|undo NAME] |
               steer TEXT | follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] |
-              config | materialize [SESSION] | help
+              config | materialize [SESSION] | mcp [tools NAME | restart NAME] | help
 usage, history, plan, stop, wait and diff take -s/--session NAME (default: the session of the
 latest %%agent cell, else the current one)."""
 HISTORY_CHARS = 600  # per message in %agent history: enough to recognise it
@@ -257,6 +257,12 @@ def _materialize(magics: Any, tokens: list[str], raw: str) -> Report:
         raise UsageError(str(error).strip("'\"")) from None
 
 
+def _mcp(magics: Any, tokens: list[str], raw: str) -> Report:
+    from jupyter_agent.notebook.mcp_commands import mcp_command
+
+    return mcp_command(magics, tokens, USAGE)
+
+
 HANDLERS: dict[str, Callable[..., Report | None]] = {
     "sessions": _sessions,
     "usage": _usage,
@@ -272,4 +278,5 @@ HANDLERS: dict[str, Callable[..., Report | None]] = {
     "model": _model,
     "config": _config,
     "materialize": _materialize,
+    "mcp": _mcp,
 }

@@ -21,6 +21,7 @@ from jupyter_agent.loop import (
     AbortController,
     AbortSignal,
     AgentLoopError,
+    AgentTool,
     AgentLoopOptions,
     RequestPreparation,
     TurnDecision,
@@ -54,6 +55,7 @@ class RunHost:
         self.gate = ApprovalGate(options.permissions, self.emit, self.hooks, controller.abort) if options.permissions else None
         self.tools = self.gate.wrap(options.tools) if self.gate else list(options.tools)
         self.tools_by_name = {tool.name: tool for tool in self.tools}
+        self._admitted: dict[int, tuple[AgentTool, AgentTool]] = {}  # id(tool) -> (tool, gated tool)
         self.view: list[Message] = [copy_message(message) for message in options.messages]
         self.transcript = TranscriptRecorder(options.messages, self.emit, self._account, self._view_appended)
         self.window = ContextWindow(
@@ -258,6 +260,15 @@ class RunHost:
             steps=[StepInfo(step=info.step, tool_names=list(info.tool_names)) for info in self.ledger.steps],
         )
 
+    def _admit(self, tool: AgentTool) -> AgentTool:
+        """A tool that appeared during the run (a server's changed tool list): gated like the run's own."""
+        admitted = self._admitted.get(id(tool))
+        if admitted is None or admitted[0] is not tool:
+            admitted = (tool, self.gate.wrap([tool])[0] if self.gate else tool)
+            self._admitted[id(tool)] = admitted
+        self.tools_by_name[tool.name] = admitted[1]
+        return admitted[1]
+
     def _preparation(self, overrides: object) -> RequestPreparation:
         if overrides is None:
             overrides = StepOverrides()
@@ -272,10 +283,11 @@ class RunHost:
         self.ledger.model = model
         tools = None
         if overrides.tools is not None:
-            unknown = [name for name in overrides.tools if name not in self.tools_by_name]
+            chosen = [self._admit(item) if isinstance(item, AgentTool) else item for item in overrides.tools]
+            unknown = [name for name in chosen if isinstance(name, str) and name not in self.tools_by_name]
             if unknown:
                 raise self.hooks.caller_error(ValueError(f"prepare_step chose unknown tools: {', '.join(unknown)}"))
-            tools = [self.tools_by_name[name] for name in overrides.tools]
+            tools = [self.tools_by_name[item] if isinstance(item, str) else item for item in chosen]
         requested = overrides.max_output_tokens or self.options.max_output_tokens
         if isinstance(requested, bool) or not isinstance(requested, int) or requested < 1:
             raise self.hooks.caller_error(ValueError("max_output_tokens must be a positive integer"))

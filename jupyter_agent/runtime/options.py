@@ -79,7 +79,9 @@ CALLER_MESSAGES: dict[str, Callable[[object], str]] = {
 class StepOverrides:
     """What ``prepare_step`` may change for one step; ``None`` keeps the run's option."""
 
-    tools: Sequence[str] | None = None  # names: a subset of the run's tools
+    # Names of the run's tools; an AgentTool instead of a name adds a tool that appeared during
+    # the run (an MCP server's changed list), gated like the run's own.
+    tools: Sequence[str | AgentTool] | None = None
     tool_choice: str | dict[str, Any] | None = None
     max_output_tokens: int | None = None
     temperature: float | None = None

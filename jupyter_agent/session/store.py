@@ -56,6 +56,11 @@ class SessionStore:
     # -- reading -------------------------------------------------------------------------------
 
     @property
+    def redactor(self) -> Redactor:
+        """What every line passes through before it is written: register more secrets with ``add``."""
+        return self._redactor
+
+    @property
     def header(self) -> SessionHeader | None:
         return self._contents.header
 

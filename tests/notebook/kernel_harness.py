@@ -322,12 +322,14 @@ class KernelHarness:
         return "\n".join(parts)
 
 
-def notebook_kernel(folder, model: str = "demo", notebook_name: str = "analysis.ipynb") -> KernelHarness:
+def notebook_kernel(folder, model: str = "demo", notebook_name: str = "analysis.ipynb",
+                    env: dict[str, str] | None = None) -> KernelHarness:
     """A started kernel as a Jupyter server starts one for ``folder/notebook_name`` (panel mode:
     JPY_SESSION_NAME set), with the extension loaded and the test helpers defined."""
     notebook = folder / notebook_name
     notebook.write_text("{}")
-    harness = KernelHarness(env={"JPY_SESSION_NAME": str(notebook), "JUPYTER_AGENT_MODEL": model}, cwd=str(folder))
+    harness = KernelHarness(env={"JPY_SESSION_NAME": str(notebook), "JUPYTER_AGENT_MODEL": model, **(env or {})},
+                            cwd=str(folder))
     harness.start()
     harness.folder = folder
     harness.execute("%load_ext jupyter_agent")

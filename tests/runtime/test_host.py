@@ -93,3 +93,19 @@ async def test_an_async_prepare_step_is_awaited(scripted):
     scripted.queue(reply("ok"))
     await run_agent(scripted.model(), "go", stream_fn=scripted, prepare_step=prepare).result()
     assert scripted.requests[0].options.temperature == 0.9
+
+
+async def test_a_tool_that_appears_during_the_run_is_offered_called_and_gated(scripted, kit):
+    from jupyter_agent.runtime import PermissionPolicy
+
+    late = kit.make_tool("late", read_only=False)
+    asked = []
+    policy = PermissionPolicy("ask", prompt=lambda request: asked.append(request.tool_name) or "once")
+    prepare = lambda ctx: StepOverrides(tools=["echo", late]) if ctx.step_number > 1 else None  # noqa: E731
+    scripted.queue(tool_calls(call("echo")), tool_calls(call("late", {"value": 7})), reply("done"))
+    result = await run_agent(scripted.model(), "go", tools=[kit.make_tool()], stream_fn=scripted, prepare_step=prepare,
+                             permissions=policy).result()
+    assert [[t.name for t in r.context.tools] for r in scripted.requests] == [["echo"], ["echo", "late"], ["echo", "late"]]
+    assert asked == ["late"]  # the new tool is a mutation: it went through the approval prompt
+    late_result = [m for m in result.messages if m.role == "tool_result" and m.tool_name == "late"][0]
+    assert late_result.content[0].text == "late:7" and not late_result.is_error

@@ -1,0 +1,45 @@
+"""MCP client: tools from MCP servers configured beside the notebook (see ``docs/mcp.md``).
+
+``open_turn`` is what a notebook turn calls: it reads the configuration, registers the servers'
+secrets with the session's redactor, starts what is not running and returns the turn's
+``McpTurn`` (its tools, its notes, its step hook). ``registry()`` holds the kernel's servers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from jupyter_agent.features.mcp.config import McpConfig, ServerConfig, load_config, select
+from jupyter_agent.features.mcp.registry import McpRegistry, registry
+from jupyter_agent.features.mcp.turn import McpTurn
+
+
+def session_config(session: Any, configured: Any = None) -> McpConfig:
+    """The merged configuration for a session's notebook and workspace."""
+    notebook_dir = session.notebook.parent if session.notebook else Path.cwd()
+    return load_config(notebook_dir, Path(session.workspace), configured)
+
+
+def register_secrets(redactor: Any, servers: list[ServerConfig]) -> None:
+    """Every ``env`` and ``headers`` value becomes ``[redacted:…]`` in the session file and the panel."""
+    for server in servers:
+        for name, value in server.secrets().items():
+            redactor.add(name, value)
+            scheme, _, token = value.partition(" ")
+            if token and scheme.lower() in ("bearer", "basic", "token"):
+                redactor.add(name, token)
+
+
+async def open_turn(session: Any, *, configured: Any, selection: tuple[str, ...] | None, note: Callable[[str], None],
+                    servers: McpRegistry | None = None) -> McpTurn:
+    config = session_config(session, configured)
+    chosen, problems = select(config, selection)
+    redactor = session.store.redactor
+    register_secrets(redactor, list(config.servers.values()))
+    return await McpTurn.open(chosen, [*config.problems, *problems], log_folder=session.path.parent,
+                              redact=redactor.redact, note=note, servers=servers)
+
+
+__all__ = ["McpConfig", "McpRegistry", "McpTurn", "ServerConfig", "open_turn", "register_secrets", "registry",
+           "session_config"]

@@ -1,0 +1,44 @@
+"""The demo MCP server for tests: stdio configurations and one on streamable HTTP at 127.0.0.1."""
+
+import socket
+import subprocess
+import sys
+import time
+
+from jupyter_agent.features.mcp.config import ServerConfig
+from jupyter_agent.testing import mcp_demo_server
+
+DEMO = mcp_demo_server.__file__
+
+
+def stdio_config(name="demo", *extra, **options) -> ServerConfig:
+    return ServerConfig(name=name, source="test", transport="stdio", command=sys.executable, args=(DEMO, *extra), **options)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class HttpDemo:
+    """The demo server serving streamable HTTP on a free port of 127.0.0.1 (a subprocess)."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.process = subprocess.Popen([sys.executable, DEMO, "--http", str(self.port)],
+                                        stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("the HTTP demo server did not start")
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait(5)
