@@ -25,9 +25,9 @@ from pathlib import Path
 # Run as a script, this file's folder comes first on sys.path, and its name would shadow the SDK.
 sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
 
-from jupyter_agent.features.mcp import McpRegistry, open_turn
-from jupyter_agent.session import Redactor
-from jupyter_agent.testing import mcp_demo_server
+from jupyter_agent.features.mcp import McpRegistry, open_turn  # noqa: E402 - after the sys.path fix
+from jupyter_agent.session import Redactor  # noqa: E402
+from jupyter_agent.testing import mcp_demo_server  # noqa: E402
 
 
 @dataclass

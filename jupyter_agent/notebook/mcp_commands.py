@@ -11,7 +11,7 @@ from jupyter_agent.features.mcp import register_secrets, registry, session_confi
 from jupyter_agent.features.mcp.view import servers_view, tools_view
 from jupyter_agent.notebook.report import Report
 
-_tasks: set[asyncio.Task] = set()  # restarts running in the background
+_tasks: set[asyncio.Task[Any]] = set()  # restarts running in the background
 
 
 def mcp_command(magics: Any, tokens: list[str], usage: str) -> Report:
@@ -44,7 +44,7 @@ def _restart(name: str, config: Any, servers: Any) -> Report:
     except RuntimeError:
         from IPython.core.async_helpers import get_asyncio_loop
 
-        get_asyncio_loop().run_until_complete(servers.restart(name))
+        get_asyncio_loop().run_until_complete(servers.restart(name))  # type: ignore[no-untyped-call]
         return Report(f"Restarted MCP server `{name}`: {connection.status}.")
     task = loop.create_task(servers.restart(name))
     _tasks.add(task)

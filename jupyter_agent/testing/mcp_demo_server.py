@@ -16,12 +16,13 @@ import asyncio
 import os
 import sys
 import time
+from typing import Any
 
 # A 1×1 red PNG.
 PIXEL = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
 
 
-def build(name: str):
+def build(name: str) -> Any:
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import EmbeddedResource, ImageContent, TextResourceContents, ToolAnnotations
@@ -64,12 +65,12 @@ def build(name: str):
         return "unreachable"
 
     @server.tool(annotations=read_only, structured_output=False)
-    def picture() -> list:
+    def picture() -> list[Any]:
         """A tiny image."""
         return [ImageContent(data=PIXEL, mime_type="image/png")]
 
     @server.tool(annotations=read_only, structured_output=False)
-    def document() -> list:
+    def document() -> list[Any]:
         """A text document, as an embedded resource."""
         return [EmbeddedResource(resource=TextResourceContents(uri="demo://readme", text="The demo readme."))]
 

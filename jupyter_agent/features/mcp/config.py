@@ -129,13 +129,13 @@ def _server(name: str, entry: Any, source: str, environ: Mapping[str, str], base
         raise ConfigProblem("needs either \"command\" (stdio) or \"url\" (streamable HTTP)")
     timeouts = {key: _seconds(entry, key, default) for key, default in
                 (("startTimeout", DEFAULT_START_TIMEOUT), ("callTimeout", DEFAULT_CALL_TIMEOUT))}
-    common = dict(name=name, source=source, start_timeout=timeouts["startTimeout"], call_timeout=timeouts["callTimeout"])
     if has_url:
         url = _string(entry, "url")
         if not url.startswith(("http://", "https://")):
             raise ConfigProblem(f"url must start with http:// or https://, got {url!r}")
         headers = {key: expand(value, environ, f"headers.{key}") for key, value in _strings(entry, "headers").items()}
-        return ServerConfig(transport="http", url=url, headers=headers, **common)
+        return ServerConfig(name=name, source=source, transport="http", url=url, headers=headers,
+                            start_timeout=timeouts["startTimeout"], call_timeout=timeouts["callTimeout"])
     command = _string(entry, "command")
     if not command.strip():
         raise ConfigProblem("command is empty")
@@ -148,25 +148,26 @@ def _server(name: str, entry: Any, source: str, environ: Mapping[str, str], base
         raise ConfigProblem("cwd must be a string")
     if cwd:
         cwd = str((base / os.path.expanduser(cwd)).resolve())
-    return ServerConfig(transport="stdio", command=command, args=tuple(expand(arg, environ, "args") for arg in args),
-                        env=env, cwd=cwd or str(base), **common)
+    return ServerConfig(name=name, source=source, transport="stdio", command=command,
+                        args=tuple(expand(arg, environ, "args") for arg in args), env=env, cwd=cwd or str(base),
+                        start_timeout=timeouts["startTimeout"], call_timeout=timeouts["callTimeout"])
 
 
-def _string(entry: Mapping, key: str) -> str:
+def _string(entry: Mapping[str, Any], key: str) -> str:
     value = entry.get(key)
     if not isinstance(value, str):
         raise ConfigProblem(f"{key} must be a string, got {_kind(value)}")
     return value
 
 
-def _strings(entry: Mapping, key: str) -> dict[str, str]:
+def _strings(entry: Mapping[str, Any], key: str) -> dict[str, str]:
     value = entry.get(key, {})
     if not isinstance(value, Mapping) or not all(isinstance(item, str) for item in value.values()):
         raise ConfigProblem(f"{key} must be an object of strings")
     return {str(name): item for name, item in value.items()}
 
 
-def _seconds(entry: Mapping, key: str, default: float) -> float:
+def _seconds(entry: Mapping[str, Any], key: str, default: float) -> float:
     value = entry.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise ConfigProblem(f"{key} must be a positive number of seconds")

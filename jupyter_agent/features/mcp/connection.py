@@ -40,7 +40,7 @@ class ServerUnavailable(RuntimeError):
 @dataclass
 class _Job:
     action: Callable[[Any], Awaitable[Any]]
-    future: asyncio.Future
+    future: asyncio.Future[Any]
     scope: Any = None
     cancelled: bool = False
 
@@ -62,9 +62,9 @@ class ServerConnection:
     pid: int | None = None
     start_seconds: float | None = None
     on_crash: Callable[["ServerConnection", str], Any] | None = None
-    _task: asyncio.Task | None = None
-    _ready: asyncio.Future | None = None
-    _jobs: asyncio.Queue | None = None
+    _task: asyncio.Task[None] | None = None
+    _ready: asyncio.Future[Any] | None = None
+    _jobs: asyncio.Queue[_Job | None] | None = None
     _pidfile: Path | None = None
 
     @property
@@ -75,7 +75,7 @@ class ServerConnection:
     def alive(self) -> bool:
         return self._task is not None and not self._task.done()
 
-    def start(self) -> asyncio.Future:
+    def start(self) -> asyncio.Future[Any]:
         """Starts the server unless it is starting or running; returns the future of its readiness."""
         if self.alive and self.status in ("starting", "running") and self._ready is not None:
             return self._ready
@@ -97,7 +97,7 @@ class ServerConnection:
             await self.stop(status="failed")
             raise ServerUnavailable(self.last_error) from None
 
-    async def call_tool(self, tool: str, arguments: dict, timeout: float | None = None) -> Any:
+    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float | None = None) -> Any:
         timeout = self.config.call_timeout if timeout is None else timeout
         return await self._submit(lambda session: session.call_tool(tool, arguments, read_timeout_seconds=timeout),
                                   timeout + 5.0)
@@ -132,7 +132,7 @@ class ServerConnection:
 
     # -- the server's task --------------------------------------------------------------------
 
-    async def _serve(self, ready: asyncio.Future, jobs: asyncio.Queue) -> None:
+    async def _serve(self, ready: asyncio.Future[Any], jobs: asyncio.Queue[_Job | None]) -> None:
         started = time.perf_counter()
         log = self._open_log()
         try:
@@ -278,7 +278,7 @@ class ServerConnection:
         self.status = "failed"
         self.last_error = self.redact(text)
 
-    def _drain(self, jobs: asyncio.Queue, ready: asyncio.Future) -> None:
+    def _drain(self, jobs: asyncio.Queue[_Job | None], ready: asyncio.Future[Any]) -> None:
         """Nothing waits forever on a server that is gone."""
         if not ready.done():
             ready.set_exception(ServerUnavailable(self._unavailable()))
@@ -325,7 +325,7 @@ class _http:
             await self._client.__aexit__(None, None, None)
 
 
-def _settle(future: asyncio.Future, *, result: Any = None, error: BaseException | None = None) -> None:
+def _settle(future: asyncio.Future[Any], *, result: Any = None, error: BaseException | None = None) -> None:
     if future.done():
         return
     if error is not None:

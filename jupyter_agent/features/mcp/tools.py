@@ -45,7 +45,7 @@ class McpArguments(BaseModel):
     server_schema: ClassVar[dict[str, Any]] = {}
 
     @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         return copy.deepcopy(cls.server_schema)
 
 

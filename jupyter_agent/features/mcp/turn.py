@@ -76,7 +76,7 @@ class McpTurn:
         return ("MCP servers unavailable in this turn (their tools are missing; the user was told why): "
                 + ", ".join(down) + ".")
 
-    def step_hook(self, base_tool_names: Sequence[str], inner: Callable | None) -> Callable:
+    def step_hook(self, base_tool_names: Sequence[str], inner: Callable[..., Any] | None) -> Callable[..., Any]:
         """``prepare_step`` around ``inner``: picks up changed tool lists before the next request."""
         async def prepare_step(context: Any) -> Any:
             overrides = None

@@ -31,7 +31,7 @@ def servers_view(config: McpConfig, servers: McpRegistry, redact: Callable[[str]
     for name in names:
         connection = servers.get(name)
         server = config.servers.get(name) or (connection.config if connection else None)
-        status = connection.status if connection else "not started"
+        status: str = connection.status if connection else "not started"
         if name not in config.servers:
             status += " (no longer configured)"
         count = str(len(connection.tools)) if connection and connection.status == "running" else "-"
