@@ -112,7 +112,8 @@ def test_a_hanging_call_times_out_into_an_error_result_and_a_note(kernel, provid
     msg_id, _ = kernel.agent_cell("-s hangs -p yolo", "Hang")
     kernel.wait_turn("hangs", timeout=30)
     [result] = tool_messages(provider.requests[-1])
-    assert "timed out" in result["content"] and kernel.evaluate("unpaired_calls('hangs')") == "[]"
+    assert result["content"] == "MCP server 'demo' timed out: no answer from 'hang' within 2 s; the call was cancelled"
+    assert kernel.evaluate("unpaired_calls('hangs')") == "[]"
     assert "mcp__demo__hang" in plain(kernel.widget_text(msg_id)) and "timed out" in plain(kernel.widget_text(msg_id))
     assert kernel.evaluate("last_turn('hangs').result.reason") == "'completed'"
 
@@ -122,7 +123,9 @@ def test_a_crash_mid_call_is_an_error_result_and_the_next_turn_restarts_the_serv
     msg_id, _ = kernel.agent_cell("-s crashes -p yolo", "Crash it")
     kernel.wait_turn("crashes", timeout=30)
     crashed, web = tool_messages(provider.requests[-1])
-    assert "Connection closed" in crashed["content"] and web["content"] == "echo: still up"  # the other server goes on
+    assert crashed["content"] == ("MCP server 'demo' crashed while running 'crash' (the server closed the connection); "
+                                  "it did not return a result and starts again at the next turn")
+    assert web["content"] == "echo: still up"  # the other server goes on
     assert kernel.evaluate("unpaired_calls('crashes')") == "[]"
     assert "mcp__demo__crash" in plain(kernel.widget_text(msg_id))
     assert kernel.evaluate("registry().get('demo').status") == "'crashed'"

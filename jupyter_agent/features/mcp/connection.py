@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import os
 import sys
 import time
 from contextlib import AsyncExitStack
@@ -25,10 +24,10 @@ from typing import Any, Awaitable, Callable, Literal
 
 from jupyter_agent.features.mcp.config import ServerConfig
 from jupyter_agent.features.mcp.tools import forget_listing
+from jupyter_agent.features.mcp.transport import open_transport, reachable
 from jupyter_agent.features.mcp.process import is_alive, kill_group, new_pidfile, read_pid
 
 Status = Literal["stopped", "starting", "running", "failed", "crashed"]
-LAUNCHER = Path(__file__).with_name("launcher.py")
 _LOG_TAIL_CHARS = 400  # of the server's stderr, quoted when it fails to start
 _STOP_TIMEOUT = 8.0  # the SDK's own shutdown is bounded (about 2 s + 2 s + 2 s)
 
@@ -96,6 +95,9 @@ class ServerConnection:
             self._fail(f"did not start within {timeout:g} s")
             await self.stop(status="failed")
             raise ServerUnavailable(self.last_error) from None
+        except ServerUnavailable:
+            await self.stop(status="failed")  # a transport error while starting: nothing to wait for
+            raise
 
     async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float | None = None) -> Any:
         timeout = self.config.call_timeout if timeout is None else timeout
@@ -139,6 +141,8 @@ class ServerConnection:
             import anyio
             from mcp import ClientSession
 
+            if self.config.transport == "http":
+                await reachable(self.config.url)
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport(log))
                 session = await stack.enter_async_context(ClientSession(read, write, message_handler=self._on_message))
@@ -223,25 +227,16 @@ class ServerConnection:
 
         if isinstance(message, ToolListChangedNotification):
             self.tools_stale = True
+        elif isinstance(message, Exception) and self.status == "starting":
+            # The transport failed (an HTTP server that is not there): fail now, not at the timeout.
+            self._fail(_describe(message))
+            if self._ready is not None:
+                _settle(self._ready, error=ServerUnavailable(self._unavailable()))
 
     def _transport(self, log: Any) -> Any:
-        config = self.config
-        if config.transport == "http":
-            import httpx2
-            from mcp.client.streamable_http import streamable_http_client
-
-            client = httpx2.AsyncClient(headers=dict(config.headers),
-                                        timeout=httpx2.Timeout(30.0, read=max(300.0, config.call_timeout)))
-            return _http(streamable_http_client(config.url, http_client=client), client)
-        from mcp import StdioServerParameters, stdio_client
-
-        self._pidfile = new_pidfile(self.name)
-        params = StdioServerParameters(
-            command=sys.executable, args=["-S", "-I", str(LAUNCHER), str(self._pidfile), str(os.getpid()),
-                                          config.command, *config.args],
-            env=dict(config.env), cwd=config.cwd,
-        )
-        return stdio_client(params, errlog=log if log is not None else sys.stderr)
+        if self.config.transport == "stdio" and sys.platform != "win32":
+            self._pidfile = new_pidfile(self.name)
+        return open_transport(self.config, log, self._pidfile)
 
     def _open_log(self) -> Any:
         if self.log_path is None or self.config.transport == "http":
@@ -302,27 +297,6 @@ async def _list_tools(session: Any) -> list[Any]:
         if not cursor:
             break
     return tools
-
-
-class _http:
-    """The streamable HTTP transport together with the httpx client it owns."""
-
-    def __init__(self, transport: Any, client: Any) -> None:
-        self._transport, self._client = transport, client
-
-    async def __aenter__(self) -> Any:
-        await self._client.__aenter__()
-        try:
-            return await self._transport.__aenter__()
-        except BaseException:
-            await self._client.__aexit__(None, None, None)
-            raise
-
-    async def __aexit__(self, *exc: Any) -> Any:
-        try:
-            return await self._transport.__aexit__(*exc)
-        finally:
-            await self._client.__aexit__(None, None, None)
 
 
 def _settle(future: asyncio.Future[Any], *, result: Any = None, error: BaseException | None = None) -> None:

@@ -95,9 +95,9 @@ def agent_tool(connection: Any, tool: Any, *, name: str, on_error: Callable[[str
             on_error(f"{name}: {text}")
             raise ToolError(f"{text}. The tool {remote!r} did not return a result.") from None
         except MCPError as error:
-            text = redact(error.error.message)
-            on_error(f"{name}: MCP server {server!r} answered with an error: {text}")
-            raise ToolError(f"MCP server {server!r} could not run {remote!r}: {text}") from None
+            text = _call_failure(connection, remote, error, redact)
+            on_error(f"{name}: {text}")
+            raise ToolError(text) from None
         content = result_content(result, redact, caps)
         if result.is_error:
             raise ToolError(_text_of(content) or f"MCP tool {remote!r} reported an error")
@@ -107,6 +107,19 @@ def agent_tool(connection: Any, tool: Any, *, name: str, on_error: Callable[[str
         name=name, description=f"[MCP server {server}] {description}", parameters=_parameters_of(tool),
         execute=execute, label=f"{remote} on MCP server {server}", read_only=is_read_only(tool),
     )
+
+
+def _call_failure(connection: Any, remote: str, error: Any, redact: Callable[[str], str]) -> str:
+    from mcp_types import REQUEST_TIMEOUT
+
+    server = connection.name
+    if connection.status == "crashed":
+        return (f"MCP server {server!r} crashed while running {remote!r} ({connection.last_error}); "
+                "it did not return a result and starts again at the next turn")
+    if error.error.code == REQUEST_TIMEOUT:
+        return (f"MCP server {server!r} timed out: no answer from {remote!r} within "
+                f"{connection.config.call_timeout:g} s; the call was cancelled")
+    return f"MCP server {server!r} could not run {remote!r}: {redact(error.error.message)}"
 
 
 def server_tools(connection: Any, *, on_error: Callable[[str], None], redact: Callable[[str], str],

@@ -87,3 +87,12 @@ async def test_streamable_http_with_headers(http_server):
     assert (await connection.call_tool("echo", {"text": "over http"})).content[0].text == "echo: over http"
     await connection.stop()
     assert connection.status == "stopped"
+
+
+async def test_an_http_server_that_is_not_there_fails_at_once_not_at_the_timeout():
+    config = ServerConfig(name="down", source="test", transport="http", url="http://127.0.0.1:9/mcp", start_timeout=60)
+    connection = ServerConnection(config)
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(ServerUnavailable, match=r"MCP server 'down' failed to start: cannot connect to 127.0.0.1:9"):
+        await connection.wait_ready()
+    assert asyncio.get_running_loop().time() - started < 30 and connection.status == "failed"

@@ -1,0 +1,73 @@
+"""The SDK transports a server connects through: stdio (through the launcher) or streamable HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from jupyter_agent.features.mcp.config import ServerConfig
+
+LAUNCHER = Path(__file__).with_name("launcher.py")
+
+
+def open_transport(config: ServerConfig, log: Any, pidfile: Path | None) -> Any:
+    """The transport's async context manager; ``log`` gets a stdio server's stderr, ``pidfile`` its pid."""
+    if config.transport == "http":
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        client = httpx2.AsyncClient(headers=dict(config.headers),
+                                    timeout=httpx2.Timeout(30.0, read=max(300.0, config.call_timeout)))
+        return _http(streamable_http_client(config.url, http_client=client), client)
+    from mcp import StdioServerParameters, stdio_client
+
+    if sys.platform == "win32":  # no exec, no PR_SET_PDEATHSIG: the SDK's job object ends the tree
+        return stdio_client(StdioServerParameters(command=config.command, args=list(config.args),
+                                                  env=dict(config.env), cwd=config.cwd),
+                            errlog=log if log is not None else sys.stderr)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-S", "-I", str(LAUNCHER), str(pidfile), str(os.getpid()),
+                                      config.command, *config.args],
+        env=dict(config.env), cwd=config.cwd,
+    )
+    return stdio_client(params, errlog=log if log is not None else sys.stderr)
+
+
+async def reachable(url: str) -> None:
+    """Fails fast when nothing listens at the URL: the SDK would log the refusal and wait out the timeout."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        _, writer = await asyncio.open_connection(parts.hostname, port)
+    except (ConnectionRefusedError, socket.gaierror) as error:
+        raise ConnectionError(f"cannot connect to {parts.hostname}:{port} ({error.strerror or error})") from None
+    except OSError:
+        return  # a proxy or a slow network may still get through: let the SDK try
+    writer.close()
+
+
+class _http:
+    """The streamable HTTP transport together with the httpx client it owns."""
+
+    def __init__(self, transport: Any, client: Any) -> None:
+        self._transport, self._client = transport, client
+
+    async def __aenter__(self) -> Any:
+        await self._client.__aenter__()
+        try:
+            return await self._transport.__aenter__()
+        except BaseException:
+            await self._client.__aexit__(None, None, None)
+            raise
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        try:
+            return await self._transport.__aexit__(*exc)
+        finally:
+            await self._client.__aexit__(None, None, None)
