@@ -110,10 +110,13 @@ class CellTransformer:
     def __call__(self, lines: list[str]) -> list[str]:
         if not lines or "%agent" not in lines[0] and not any(line.startswith("%agent") for line in lines):
             return lines
+        first = lines[0]
+        is_agent_cell = first.startswith("%%agent") and first[7:8] in ("", " ", "\t", "\n")
+        if is_agent_cell and not "".join(lines[1:]).strip():
+            return [self._bodiless_cell(first)]
         if not self.can_await():
             return lines
-        first = lines[0]
-        if first.startswith("%%agent") and first[7:8] in ("", " ", "\t", "\n"):
+        if is_agent_cell:
             return self._agent_cell(lines)
         if first.startswith("%%"):
             return lines  # another cell magic owns the body
@@ -130,6 +133,12 @@ class CellTransformer:
             return lines
         body = "".join(lines[1:])
         return [f"await get_ipython().find_cell_magic('agent').__self__.run_blocking({option_line!r}, {body!r})\n"]
+
+    def _bodiless_cell(self, first: str) -> str:
+        # IPython refuses a cell magic without a body before the magic runs; ours answers
+        # itself: the help for ``--help``, else what the cell is missing.
+        option_line = first[7:].strip()
+        return f"get_ipython().find_cell_magic('agent')({option_line!r}, '')\n"
 
     def _wait_line(self, line: str) -> str:
         match = _WAIT_LINE.match(line.rstrip("\n"))

@@ -63,3 +63,10 @@ def test_loading_imports_nothing_heavy():
                           env={"JUPYTER_AGENT_MODEL": "demo", "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_bodiless_agent_cell_reaches_the_magic_even_without_autoawait():
+    expected = ["get_ipython().find_cell_magic('agent')('--help', '')\n"]
+    assert transformer("panel")(["%%agent --help"]) == expected
+    assert transformer("panel", autoawait=False)(["%%agent --help\n", "  \n"]) == expected
+    assert transformer("static")(["%%agent\n"]) == ["get_ipython().find_cell_magic('agent')('', '')\n"]

@@ -39,6 +39,19 @@ def test_help_lists_every_option(ip, capsys):
         assert option in out
 
 
+def test_help_alone_in_the_cell_prints_the_help(ip, capsys, monkeypatch):
+    # As in JupyterLab: a kernel with a server session, where the cell does not wait for the turn.
+    monkeypatch.setattr(ip, "kernel", object(), raising=False)
+    monkeypatch.setitem(ip.user_ns, "__session__", "/x/analysis.ipynb")
+    for cell in ("%%agent --help", "%%agent -h\n\n"):
+        assert ip.run_cell(cell).success
+        assert capsys.readouterr().out.startswith("usage: %%agent")
+
+
+def test_a_cell_without_a_prompt_says_what_is_missing(ip):
+    assert "%%agent needs a prompt" in str(error_of(ip, "%%agent -m demo"))
+
+
 def test_reload_does_not_stack_transformers(ip):
     ip.run_cell("%reload_ext jupyter_agent")
     names = [type(t).__name__ for t in ip.input_transformers_cleanup]
