@@ -27,6 +27,7 @@ class AgentConfig:
     max_spend: float | None = None
     tools: tuple[str, ...] = ()  # empty: every tool
     workspace: str = ""  # empty: the notebook's git root, else its folder
+    session_dir: str = ""  # empty: <notebook>.agent/ beside the notebook
     data_policy: str = "sample"
     sample_rows: int = 5
     bash_timeout: float = 120.0

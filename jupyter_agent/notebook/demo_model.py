@@ -27,10 +27,17 @@ CHUNK_DELAY = 0.012
 _OUTPUT_LINES = 12  # the demo quotes this much of the snippet's output
 _CSV = re.compile(r"[\w./-]+\.csv\b")
 _DATAFRAME = re.compile(r"^\s*[-*]?\s*`?(\w+)`?\s*[:|(-].*DataFrame", re.MULTILINE)
+_PLOT = re.compile(r"\b(plot|chart|graph|figure|visuali[sz]e)\b", re.IGNORECASE)
+# Columns a "which region dropped last quarter" question groups by, and the measures it sums.
+_GROUPS = re.compile(r"\b(region|product|category|country|store|segment)s?\b", re.IGNORECASE)
+_MEASURE = re.compile(r"\b(revenue|sales|units|profit)\b", re.IGNORECASE)
+_LARGEST_DROP = re.compile(r"^largest drop (?P<span>\S+ -> \S+): (?P<who>.+) \((?P<pct>[-+][\d.]+ %)\)$", re.MULTILINE)
 
 
 def demo_model() -> Model:
-    return Model(id=DEMO_MODEL_ID, name="offline demo", provider="demo", context_window=32_000, max_tokens=4_096)
+    # It "sees" images so that a figure reaches it as a figure, not as a note that one was dropped.
+    return Model(id=DEMO_MODEL_ID, name="offline demo", provider="demo", input=["text", "image"],
+                 context_window=32_000, max_tokens=4_096)
 
 
 def demo_stream_fn(delay: float | None = None) -> StreamFn:
@@ -75,12 +82,17 @@ def snippet(prompt: str, variables: str) -> tuple[str, str]:
     """A short, harmless piece of code that fits the request."""
     csv = _CSV.search(prompt)
     frames = _DATAFRAME.findall(variables)
+    wants_plot = _PLOT.search(prompt)
+    groups = list(dict.fromkeys(word.lower() for word in _GROUPS.findall(prompt)))
+    if groups and re.search(r"\bquarter", prompt, re.IGNORECASE) and (csv or frames):
+        measure = _MEASURE.search(_CSV.sub("", prompt))  # "sales.csv" names a file, not a measure
+        return _quarter_snippet(csv.group(0) if csv else None, frames[0] if frames else "df", groups,
+                                measure.group(1).lower() if measure else "revenue", plot=bool(wants_plot))
     if csv:
         return (
             f"import pandas as pd\ndf = pd.read_csv({csv.group(0)!r})\nprint(df.shape)\ndf.describe()",
             f"Now I'll load `{csv.group(0)}` into `df` and summarise it.",
         )
-    wants_plot = re.search(r"\b(plot|chart|graph|figure|visuali[sz]e)\b", prompt, re.IGNORECASE)
     if frames and wants_plot:
         name = frames[0]
         return (
@@ -106,21 +118,66 @@ def snippet(prompt: str, variables: str) -> tuple[str, str]:
     )
 
 
+def _quarter_snippet(csv: str | None, frame: str, groups: list[str], measure: str, *, plot: bool) -> tuple[str, str]:
+    """Last quarter against the one before, per group, largest drop first; the monthly plot if asked."""
+    load = f"import pandas as pd\n{frame} = pd.read_csv({csv!r})\n" if csv else "import pandas as pd\n"
+    code = (
+        f"{load}quarter = pd.PeriodIndex({frame}['month'], freq='M').asfreq('Q')\n"
+        f"by_quarter = {frame}.assign(quarter=quarter).pivot_table(index={groups!r}, columns='quarter', "
+        f"values={measure!r}, aggfunc='sum')\n"
+        "previous, last = by_quarter.columns[-2], by_quarter.columns[-1]\n"
+        "change = ((by_quarter[last] / by_quarter[previous] - 1) * 100).round(1).sort_values()\n"
+        "print(pd.DataFrame({str(previous): by_quarter[previous], str(last): by_quarter[last], 'change %': change})"
+        ".sort_values('change %').to_string())\n"
+        "worst = change.index[0]\n"
+        "worst = ' / '.join(map(str, worst)) if isinstance(worst, tuple) else worst\n"
+        "print(f'largest drop {previous} -> {last}: {worst} ({change.iloc[0]:+.1f} %)' if change.iloc[0] < 0 "
+        "else f'nothing dropped from {previous} to {last}')"
+    )
+    why = f"I'll {'load `' + csv + '` into `' + frame + '` and ' if csv else ''}compare the last quarter with the one before, by {' and '.join(groups)}"
+    if plot:
+        code += (
+            f"\nimport matplotlib.pyplot as plt\n{frame}.pivot_table(index='month', columns={groups[0]!r}, values={measure!r}, "
+            f"aggfunc='sum').plot(figsize=(7, 3), title='Monthly {measure} by {groups[0]}')\nplt.show()"
+        )
+        why += f", then plot the monthly {measure} by {groups[0]}"
+    return code, why + "."
+
+
 def _answer(prompt: str, results: list[ToolResultMessage]) -> str:
     lines = [BANNER, "", f"You asked: *{_one_line(prompt)}*", ""]
+    findings = []
     for result in results:
-        body = _quote(_text(result))
+        text = _text(result)
+        body = _quote(text)
         if result.tool_name == "variables":
             lines.append("1. I listed your variables with the `variables` tool" + (":" if body else " (there are none yet)."))
-        elif result.is_error and "denied" in _text(result).lower():
-            lines.append("2. You declined the `python` snippet, so I did not run anything.")
+        elif result.is_error and "denied by the user" in text:
+            lines.append(f"2. You declined the `{result.tool_name}` snippet, so I did not run anything.")
+            body = ""
+        elif result.is_error and "denied" in text:
+            # Nobody was asked (read-only mode, or a run with no one to ask): say what refused it.
+            lines.append(f"2. The `{result.tool_name}` snippet was not run: {_one_line(text)}")
             body = ""
         else:
-            lines.append(f"2. I ran a snippet with the `{result.tool_name}` tool" + (" and got:" if body else "."))
+            figures = sum(1 for block in _blocks(result) if getattr(block, "type", None) == "image")
+            drew = f" and drew {'a figure' if figures == 1 else f'{figures} figures'} (shown with the tool call)" if figures else ""
+            lines.append(f"2. I ran a snippet with the `{result.tool_name}` tool{drew}" + (" and got:" if body else "."))
+            findings += [_finding(match) for match in _LARGEST_DROP.finditer(text)]
         if body:
             lines += ["", "```text", body, "```", ""]
+    if findings:
+        lines += ["", *findings]
     lines += ["", "A real model would now reason about these results and keep going.", "", HOW_TO_CONNECT]
     return "\n".join(lines)
+
+
+def _finding(match: re.Match) -> str:
+    return f"**{match.group('who')}** dropped the most from {match.group('span').replace(' -> ', ' to ')}: {match.group('pct')}."
+
+
+def _blocks(message) -> list:
+    return [] if isinstance(message.content, str) else list(message.content)
 
 
 def _acknowledge(message: str) -> ScriptedResponse:

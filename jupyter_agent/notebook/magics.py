@@ -43,6 +43,8 @@ class AgentMagics(Magics):
     max_spend = Float(None, allow_none=True, help="USD ceiling per turn; None: no limit.").tag(config=True)
     tools = List(Unicode(), help="Tools the agent may use; empty: all.").tag(config=True)
     workspace = Unicode("", help="Folder the file tools are confined to; empty: the notebook's git root, else its folder.").tag(config=True)
+    session_dir = Unicode("", help="Folder of this kernel's session files (<name>.jsonl); empty: <notebook>.agent/ beside "
+                                   "the notebook, else ipython.agent/ in the working folder.").tag(config=True)
     data_policy = Enum(DATA_POLICIES, default_value="sample",
                        help="sample: statistics and sample rows; schema: structure only, never values; full: as much as the output caps allow.").tag(config=True)
     sample_rows = Int(5, help="Sample rows inspect may show (data_policy 'sample').").tag(config=True)
@@ -60,8 +62,10 @@ class AgentMagics(Magics):
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         super().__init__(shell=shell, **kwargs)
-        self.sessions = SessionManager(shell.user_ns, workspace_for=self._workspace_for)
+        self.sessions = SessionManager(shell.user_ns, workspace_for=self._workspace_for,
+                                       configured_folder=lambda: self.session_dir)
         self.bridge = LabBridge(shell, self.sessions)
+        self._location_noted: set[Path] = set()
 
     # -- %%agent ----------------------------------------------------------------------------
 
@@ -169,6 +173,9 @@ class AgentMagics(Magics):
         renderer = frontend.make_renderer(mode, model_label=_label(choice), session=session.name,
                                           context_window=None, demo=choice.is_demo)
         frontend.show(renderer)
+        if mode == "static" and not self.sessions.location_known and session.path not in self._location_noted:
+            self._location_noted.add(session.path)  # once per session: the next cells only repeat it
+            renderer.note(unknown_notebook_note(session.path))
         cells = recent_cells(self.shell.user_ns, config.recent_cells) if config.recent_cells > 0 else []
         shell = self.shell
 
@@ -210,7 +217,7 @@ class AgentMagics(Magics):
     def agent_line(self, line: str) -> Any:
         """%agent sessions | usage | history | plan | memory [show NAME | delete NAME] | steer TEXT |
         follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] | config | materialize [SESSION] |
-        mcp [tools NAME | restart NAME] | help"""
+        mcp [tools NAME | restart NAME] | session-file [PATH] | help"""
         from jupyter_agent.notebook.subcommands import run_subcommand
 
         return run_subcommand(self, line)
@@ -228,6 +235,12 @@ def _mcp_selection(args: Any) -> tuple[str, ...] | None:
     if args.mcp is None:
         return None
     return tuple(name.strip() for name in args.mcp.split(",") if name.strip())
+
+
+def unknown_notebook_note(path: Path) -> str:
+    return (f"Session saved to {path}: this kernel was not told its notebook's path, so every notebook run in "
+            "this folder shares that file. Keep them apart with %agent session-file NAME.agent/main.jsonl in the "
+            "notebook, %config AgentMagics.session_dir = '...', or papermill's --inject-input-path.")
 
 
 def _cell_id(shell: Any) -> str | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 DEFAULT_SESSION = "main"
+PAPERMILL_INPUT = "PAPERMILL_INPUT_PATH"
 # Remembers which session ``--new``/``--branch`` made current, so a restart resumes that one.
 CURRENT_FILE = "current"
 _VALID_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -35,15 +36,24 @@ def check_session_name(name: str) -> str:
 
 
 def notebook_path(user_ns: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path | None:
-    """The notebook this kernel serves, from the Jupyter server or VS Code; None if unknown."""
+    """The notebook this kernel serves, from whoever runs it; None if unknown.
+
+    The Jupyter server (and any runner that sets it) passes ``JPY_SESSION_NAME``, which ipykernel
+    also puts in ``__session__``; VS Code sets ``__vsc_ipynb_file__``; papermill passes
+    ``PAPERMILL_INPUT_PATH`` as a parameter with ``--inject-input-path`` (or ``--inject-paths``).
+    nbclient and nbconvert pass nothing but the working folder.
+    """
     env = os.environ if env is None else env
     cwd = Path.cwd() if cwd is None else cwd
-    for candidate in (env.get("JPY_SESSION_NAME"), user_ns.get("__session__"), user_ns.get("__vsc_ipynb_file__")):
+    for candidate in (env.get("JPY_SESSION_NAME"), user_ns.get("__session__"), user_ns.get("__vsc_ipynb_file__"),
+                      user_ns.get(PAPERMILL_INPUT)):
         if not candidate or not isinstance(candidate, str):
             continue
-        path = Path(candidate)
+        path = Path(candidate).expanduser()
         if path.is_absolute():
             return path
+        if (cwd / path).is_file():
+            return cwd / path  # relative to the runner's folder, which the kernel shares
         # A server-relative path: the server starts the kernel in the notebook's folder.
         return cwd / path.name
     return None
@@ -100,10 +110,12 @@ class SessionManager:
     """The sessions of one kernel; stores stay open (and locked) for the kernel's life."""
 
     def __init__(self, user_ns: Mapping[str, Any], *, workspace_for: Callable[[Path], Path],
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, configured_folder: Callable[[], str] = str) -> None:
         self.user_ns = user_ns
         self.env = env
         self.workspace_for = workspace_for
+        self.configured_folder = configured_folder  # AgentMagics.session_dir; empty: beside the notebook
+        self.chosen_folder: Path | None = None  # set by `%agent session-file PATH`; wins over the rest
         self.sessions: dict[Path, AgentSession] = {}
         self.last_used: str | None = None  # the session of the latest %%agent cell in this kernel
 
@@ -113,10 +125,36 @@ class SessionManager:
 
     @property
     def folder(self) -> Path:
-        """``analysis.agent/`` beside the notebook; ``ipython.agent/`` in the working folder without one."""
+        """``analysis.agent/`` beside the notebook; ``ipython.agent/`` in the working folder without one;
+        the folder ``%agent session-file`` or ``AgentMagics.session_dir`` chose, over both."""
+        if self.chosen_folder is not None:
+            return self.chosen_folder
+        configured = self.configured_folder()
+        if configured:
+            return Path(configured).expanduser().resolve()
+        from jupyter_agent.session import sessions_folder
+
+        return sessions_folder(self._anchor())
+
+    @property
+    def location_known(self) -> bool:
+        """False when sessions fall back to ``ipython.agent/``, which every notebook of the folder shares."""
+        return self.chosen_folder is not None or bool(self.configured_folder()) or self.notebook is not None
+
+    def choose_file(self, path: Path) -> AgentSession:
+        """``%agent session-file PATH``: this kernel's sessions go to PATH's folder, PATH's session current."""
+        if path.suffix != ".jsonl":
+            raise SessionNameError(f"a session file ends in .jsonl, got {str(path)!r}")
+        name = check_session_name(path.stem)
+        self.chosen_folder = path.expanduser().resolve().parent
+        self.set_current(name)
+        self.last_used = name
+        return self.get(name)
+
+    def _path(self, name: str) -> Path:
         from jupyter_agent.session import session_path
 
-        return session_path(self._anchor(), DEFAULT_SESSION).parent
+        return self.folder / session_path(self._anchor(), name).name  # session_path checks the name
 
     def _anchor(self) -> Path:
         return self.notebook or Path.cwd() / "ipython"
@@ -134,10 +172,10 @@ class SessionManager:
         (folder / CURRENT_FILE).write_text(name + "\n", encoding="utf-8")
 
     def get(self, name: str | None = None) -> AgentSession:
-        from jupyter_agent.session import SessionStore, session_path
+        from jupyter_agent.session import SessionStore
 
         name = check_session_name(name or self.current_name())
-        path = session_path(self._anchor(), name)
+        path = self._path(name)
         session = self.sessions.get(path)
         if session is None:
             notebook_dir = self.notebook.parent if self.notebook else Path.cwd()
@@ -157,11 +195,9 @@ class SessionManager:
 
     def new_name(self, base: str) -> str:
         """The first free ``base-2``, ``base-3``… (``--new`` never overwrites a transcript)."""
-        from jupyter_agent.session import session_path
-
         for number in range(2, 10_000):
             name = f"{base}-{number}"
-            if not session_path(self._anchor(), name).exists() and session_path(self._anchor(), name) not in self.sessions:
+            if not self._path(name).exists() and self._path(name) not in self.sessions:
                 return name
         raise SessionNameError(f"no free session name for {base!r}")
 
@@ -172,9 +208,7 @@ class SessionManager:
 
     def branch(self, source: AgentSession, name: str) -> AgentSession:
         """Forks ``source`` into session ``name`` (which must not exist) and makes it current."""
-        from jupyter_agent.session import session_path
-
-        path = session_path(self._anchor(), check_session_name(name))
+        path = self._path(check_session_name(name))
         if path.exists() or path in self.sessions:
             raise SessionNameError(f"session {name!r} already exists: continue it with -s {name}")
         if source.store.tip is None:

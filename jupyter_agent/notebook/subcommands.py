@@ -22,7 +22,8 @@ from jupyter_agent.notebook.report import Report
 USAGE = """\
 usage: %agent sessions | usage | history | plan | memory [show|delete|undo NAME] |
               steer TEXT | follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] |
-              config | materialize [SESSION] | mcp [tools NAME | restart NAME] | help
+              config | materialize [SESSION] | mcp [tools NAME | restart NAME] |
+              session-file [PATH] | help
 usage, history, plan, stop, wait and diff take -s/--session NAME (default: the session of the
 latest %%agent cell, else the current one)."""
 HISTORY_CHARS = 600  # per message in %agent history: enough to recognise it
@@ -245,6 +246,26 @@ def _memory(magics: Any, tokens: list[str], raw: str) -> Report:
     return memory_command(magics.sessions.folder, tokens, USAGE)
 
 
+def _session_file(magics: Any, tokens: list[str], raw: str) -> Report:
+    """Where this kernel's sessions are kept; ``PATH`` moves them (headless runs the kernel cannot place)."""
+    from pathlib import Path
+
+    from jupyter_agent.session import SessionLockedError
+
+    if len(tokens) > 1:
+        raise UsageError(f"%agent session-file takes one path, e.g. analysis.agent/main.jsonl\n{USAGE}")
+    if tokens:
+        try:
+            session = magics.sessions.choose_file(Path(tokens[0]))
+        except (ValueError, SessionLockedError) as error:
+            raise UsageError(str(error)) from None
+        text = f"Sessions of this kernel now go to {session.path.parent}; the current one is {session.name} ({session.path})."
+    else:
+        session = magics.sessions.recent()
+        text = f"Session {session.name}: {session.path}"
+    return Report(text, text)
+
+
 def _materialize(magics: Any, tokens: list[str], raw: str) -> Report:
     """The last turn's Python code as cells (through the lab extension, else the next input)."""
     from jupyter_agent.notebook.comm import materialize_last_turn
@@ -279,4 +300,5 @@ HANDLERS: dict[str, Callable[..., Report | None]] = {
     "config": _config,
     "materialize": _materialize,
     "mcp": _mcp,
+    "session-file": _session_file,
 }

@@ -2,7 +2,7 @@ import pytest
 from pydantic import BaseModel
 
 from jupyter_agent.loop import AgentTool
-from jupyter_agent.messages import TextContent, ToolResultMessage, UserMessage
+from jupyter_agent.messages import ImageContent, TextContent, ToolResultMessage, UserMessage
 from jupyter_agent.model import Context, ToolSpec
 from jupyter_agent.notebook.demo_model import BANNER, demo_model, demo_stream_fn, respond, snippet
 from jupyter_agent.runtime import PermissionPolicy, run_agent
@@ -18,14 +18,14 @@ class Code(BaseModel):
     code: str
 
 
-def fake_tools(log, variables="1 variables:\nsales: DataFrame, 12 × 3, 1.2 KB"):
+def fake_tools(log, variables="1 variables:\nsales: DataFrame, 12 × 3, 1.2 KB", output="count    12.0\nmean    101.5"):
     async def list_variables(args, signal):
         log.append(("variables", None))
         return variables
 
     async def python(args, signal):
         log.append(("python", args.code))
-        return "count    12.0\nmean    101.5"
+        return output
 
     return [
         AgentTool(name="variables", description="", parameters=NoArgs, execute=list_variables, read_only=True),
@@ -84,3 +84,42 @@ def test_after_an_interrupted_turn_a_new_prompt_starts_over():
         tools=[ToolSpec(name="variables", description=""), ToolSpec(name="python", description="")],
     )
     assert respond(context).content[-1].name == "variables"
+
+
+async def test_in_readonly_mode_it_says_what_refused_the_snippet_not_that_you_declined():
+    log = []
+    run = run_agent(demo_model(), "hi", tools=fake_tools(log), stream_fn=demo_stream_fn(delay=0),
+                    permissions=PermissionPolicy("readonly"))
+    result = await run.result()
+    assert [name for name, _ in log] == ["variables"]
+    assert "declined" not in result.text
+    assert 'The `python` snippet was not run: Tool call "python" was denied (read-only mode).' in result.text
+
+
+async def test_a_figure_is_reported_as_drawn_not_as_an_omitted_image():
+    figure = [TextContent(text="<Figure size 700x300>"), ImageContent(data="iVBORw0KGgo=", mime_type="image/png")]
+    run = run_agent(demo_model(), "plot it", tools=fake_tools([], output=figure), stream_fn=demo_stream_fn(delay=0))
+    result = await run.result()
+    assert "I ran a snippet with the `python` tool and drew a figure (shown with the tool call)" in result.text
+    assert "omitted" not in result.text
+
+
+QUESTION = ("Load sales.csv into a DataFrame called df and tell me which region's revenue dropped in the last "
+            "quarter. Plot the monthly revenue by region.")
+
+
+def test_the_data_exploration_question_gets_a_quarterly_comparison_and_a_plot():
+    code, why = snippet(QUESTION, "")
+    assert "df = pd.read_csv('sales.csv')" in code and "index=['region']" in code and "values='revenue'" in code
+    assert "columns='region', values='revenue'" in code and "plt.show()" in code
+    assert why == ("I'll load `sales.csv` into `df` and compare the last quarter with the one before, by region, "
+                   "then plot the monthly revenue by region.")
+    follow_up = snippet("Compare the last quarter with the previous one for each region and product.", "df: DataFrame, 144 × 6")[0]
+    assert "read_csv" not in follow_up and "index=['region', 'product']" in follow_up and "plt" not in follow_up
+
+
+async def test_the_answer_names_the_group_that_dropped_most():
+    output = "        2024Q3   2024Q4  change %\nEast   18163.5  11515.0     -36.6\nlargest drop 2024Q3 -> 2024Q4: East (-36.6 %)"
+    run = run_agent(demo_model(), QUESTION, tools=fake_tools([], output=output), stream_fn=demo_stream_fn(delay=0))
+    result = await run.result()
+    assert "**East** dropped the most from 2024Q3 to 2024Q4: -36.6 %." in result.text

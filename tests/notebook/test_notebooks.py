@@ -28,8 +28,9 @@ def outputs_text(cell):
     return "\n".join(parts)
 
 
-def run_notebook(name, folder, monkeypatch):
-    shutil.copy(NOTEBOOKS / name, folder / name)
+def run_notebook(name, folder, monkeypatch, copy=True):
+    if copy:
+        shutil.copy(NOTEBOOKS / name, folder / name)
     shutil.copy(NOTEBOOKS / "sales.csv", folder / "sales.csv")
     monkeypatch.setenv("JUPYTER_AGENT_MODEL", "demo")
     monkeypatch.setenv("JUPYTER_AGENT_DEMO_DELAY", "0")
@@ -53,12 +54,38 @@ def test_quickstart_runs_end_to_end_with_the_offline_demo(tmp_path, monkeypatch)
     assert "sales.describe()" in outputs_text(cells[0])
     usage = outputs_text(notebook.cells[-3])
     assert "Usage of session `main`" in usage
-    # No Jupyter server tells a headless kernel its notebook: sessions go to the working folder.
+    # No Jupyter server tells a headless kernel its notebook: sessions go to the working folder,
+    # and the first turn's output says so (once).
     assert (tmp_path / "ipython.agent" / "main.jsonl").exists()
+    note = f"Session saved to {tmp_path / 'ipython.agent' / 'main.jsonl'}: this kernel was not told its notebook's path"
+    assert note in outputs_text(cells[0]).replace("\\", "") and "Session saved to" not in outputs_text(cells[1])
 
 
 def test_data_exploration_loads_the_csv_into_the_namespace(tmp_path, monkeypatch):
     notebook = run_notebook("data-exploration.ipynb", tmp_path, monkeypatch)
-    assert "pd.read_csv('sales.csv')" in outputs_text(agent_cells(notebook)[0])
+    first, second = agent_cells(notebook)
+    assert "pd.read_csv('sales.csv')" in outputs_text(first)
+    # The demo answers the notebook's question, and its plot reaches it as a figure.
+    assert "**East** dropped the most from 2024Q3 to 2024Q4: -36.6 %." in outputs_text(first)
+    assert "drew a figure" in outputs_text(first) and "omitted" not in outputs_text(first)
+    assert any("image/png" in output.get("data", {}) for output in first.outputs)
+    assert "**East / Gadget** dropped the most from 2024Q3 to 2024Q4: -40.8 %." in outputs_text(second)
     grouped = next(cell for cell in notebook.cells if "groupby" in cell.source)
     assert "East" in outputs_text(grouped)  # df, created by the agent, is the user's variable
+
+
+def test_two_headless_notebooks_in_one_folder_keep_their_own_sessions(tmp_path, monkeypatch):
+    """papermill --inject-input-path names the notebook; `%agent session-file` names the file."""
+    def inject(name, source, at):
+        notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+        notebook.cells.insert(at, nbformat.v4.new_code_cell(source))
+        nbformat.write(notebook, tmp_path / name)
+
+    inject("quickstart.ipynb", "PAPERMILL_INPUT_PATH = 'quickstart.ipynb'", 0)  # what papermill injects
+    inject("data-exploration.ipynb", "%agent session-file exploration.agent/main.jsonl", 2)
+    for name in ("quickstart.ipynb", "data-exploration.ipynb"):
+        notebook = run_notebook(name, tmp_path, monkeypatch, copy=False)
+        assert all("Session saved to" not in outputs_text(cell) for cell in agent_cells(notebook))
+    assert (tmp_path / "quickstart.agent" / "main.jsonl").exists()
+    assert (tmp_path / "exploration.agent" / "main.jsonl").exists()
+    assert not (tmp_path / "ipython.agent").exists()

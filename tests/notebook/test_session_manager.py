@@ -85,3 +85,39 @@ def test_policy_keeps_trust_across_modes(manager):
     policy.trusted_tools.add("python")
     assert session.policy_for("yolo") is policy and policy.mode == "yolo"
     assert session.policy_for("ask").trusted_tools == {"python"}
+
+
+def test_notebook_path_from_papermills_injected_parameter(tmp_path):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "report.ipynb").write_text("{}")
+    assert notebook_path({"PAPERMILL_INPUT_PATH": "runs/report.ipynb"}, {}, cwd=tmp_path) == tmp_path / "runs" / "report.ipynb"
+    # papermill --cwd: the path was relative to papermill's folder, the kernel runs in the notebook's.
+    assert notebook_path({"PAPERMILL_INPUT_PATH": "elsewhere/report.ipynb"}, {}, cwd=tmp_path) == tmp_path / "report.ipynb"
+    assert notebook_path({"PAPERMILL_INPUT_PATH": 3}, {}, cwd=tmp_path) is None
+
+
+def test_a_configured_session_dir_holds_the_sessions(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    manager = SessionManager({}, workspace_for=lambda folder: folder, env={}, configured_folder=lambda: "runs/a")
+    try:
+        assert manager.location_known
+        assert manager.get().path == tmp_path / "runs" / "a" / "main.jsonl"
+        assert manager.start_new().path == tmp_path / "runs" / "a" / "main-2.jsonl"
+    finally:
+        manager.close()
+
+
+def test_a_chosen_session_file_becomes_the_current_session(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    manager = SessionManager({}, workspace_for=lambda folder: folder, env={}, configured_folder=lambda: "ignored")
+    try:
+        assert not SessionManager({}, workspace_for=lambda folder: folder, env={}).location_known
+        session = manager.choose_file(Path("report.agent/nightly.jsonl"))
+        assert session.path == tmp_path / "report.agent" / "nightly.jsonl"
+        assert manager.recent() is session and manager.current_name() == "nightly"
+        with pytest.raises(SessionNameError, match="a session file ends in .jsonl, got 'notes.txt'"):
+            manager.choose_file(Path("notes.txt"))
+        with pytest.raises(SessionNameError, match="invalid session name"):
+            manager.choose_file(Path("x/.hidden.jsonl"))
+    finally:
+        manager.close()

@@ -98,3 +98,18 @@ def test_diff_and_undo_of_what_the_agent_wrote(ip, tmp_path):
     assert "**created**" in diff.markdown and "+# Findings" in diff.markdown
     assert "Restored the files of step 1" in ip.run_line_magic("agent", "undo").markdown
     assert not os.path.exists(target)
+
+
+def test_session_file_moves_the_kernels_sessions(ip, tmp_path):
+    sessions = ip.find_line_magic("agent").__self__.sessions
+    target = tmp_path / "report.agent" / "nightly.jsonl"
+    try:
+        report = ip.run_line_magic("agent", f"session-file {target}")
+        assert report.text == f"Sessions of this kernel now go to {target.parent}; the current one is nightly ({target})."
+        assert ip.run_line_magic("agent", "session-file").text == f"Session nightly: {target}"
+        assert f"session: nightly ({target})" in ip.run_line_magic("agent", "config").text
+        assert "a session file ends in .jsonl" in str(error_of(ip, "%agent session-file notes.txt"))
+        assert "takes one path" in str(error_of(ip, "%agent session-file a.jsonl b.jsonl"))
+    finally:
+        sessions.chosen_folder = None
+        sessions.last_used = None
