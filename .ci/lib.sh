@@ -23,3 +23,17 @@ fresh_venv() {
     "$1/bin/python" -m pip install --quiet --upgrade pip >&2
     echo "$1/bin"
 }
+
+# readme_commands SECTION: the first ```bash block under "## SECTION" in README.md, verbatim.
+readme_commands() {
+    python3 - "$1" "$(dirname "${BASH_SOURCE[0]}")/../README.md" <<'PY'
+import re, sys
+title, path = sys.argv[1], sys.argv[2]
+text = open(path, encoding="utf-8").read()
+section = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+block = re.search(r"^```bash\n(.*?)^```", section.group(1), re.M | re.S) if section else None
+if block is None:
+    sys.exit(f"README.md has no bash block under '## {title}'")
+print(block.group(1), end="")
+PY
+}
