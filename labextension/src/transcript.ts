@@ -5,6 +5,7 @@
 
 import { MainAreaWidget } from '@jupyterlab/apputils';
 import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
+import { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 
 import { AgentConnection } from './connection';
@@ -57,11 +58,34 @@ export class TranscriptView extends Widget {
     await renderer.renderModel(
       new MimeModel({ data: { 'text/markdown': markdown }, trusted: false })
     );
-    Widget.attach(renderer, this._body);
+    if (this.isAttached && this._renderer === renderer) {
+      Widget.attach(renderer, this._body);
+    }
+  }
+
+  /**
+   * The renderer is attached to a node of this view, not as a Lumino child, so it
+   * is detached here while the view is still in the document: closing the tab
+   * removes the view's node first, and disposing a renderer that believes it is
+   * attached to a node no longer in the document throws "Widget is not attached".
+   */
+  protected onBeforeDetach(msg: Message): void {
+    if (this._renderer?.isAttached) {
+      Widget.detach(this._renderer);
+    }
+    super.onBeforeDetach(msg);
+  }
+
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    if (this._renderer && !this._renderer.isAttached) {
+      Widget.attach(this._renderer, this._body);
+    }
   }
 
   dispose(): void {
     this._renderer?.dispose();
+    this._renderer = null;
     super.dispose();
   }
 
