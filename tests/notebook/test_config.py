@@ -37,3 +37,11 @@ def test_default_workspace_is_the_git_root_else_the_folder(tmp_path):
     assert default_workspace(nested) == nested
     (tmp_path / "repo" / ".git").mkdir()
     assert default_workspace(nested) == tmp_path / "repo"
+
+
+def test_describe_shows_mcp_server_names_never_their_env_or_headers():
+    servers = {"web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer tok-secret-1"}},
+               "files": {"command": "x", "env": {"TOKEN": "env-secret-2"}}}
+    text = AgentConfig.from_magics(magics(mcp_servers=servers), {}).describe()
+    assert "AgentMagics.mcp_servers = ['files', 'web']" in text
+    assert "tok-secret-1" not in text and "env-secret-2" not in text
