@@ -293,8 +293,8 @@ async def _open_mcp(turn: Turn) -> Any:
     if settings.mcp == () or tuple(settings.tools) == ("none",):
         return McpTurn()
     opening = turn._mcp_opening = asyncio.ensure_future(open_turn(
-        turn.session, configured=settings.mcp_servers, selection=settings.mcp,
-        note=lambda text: _safely(turn.renderer.note, text)))
+        turn.session, configured=settings.mcp_servers, selection=settings.mcp, mode=settings.permissions,
+        ask=getattr(turn.session, "ask", None), note=lambda text: _safely(turn.renderer.note, text)))
     try:
         return await opening
     except asyncio.CancelledError:

@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+from jupyter_agent.features.mcp.config import load_config
+from jupyter_agent.features.mcp.consent import TRUST_FILE, remember
 from jupyter_agent.features.mcp.process import is_alive
 from jupyter_agent.testing import mcp_demo_server
 from jupyter_agent.testing.fake_provider import FakeProvider, call, text, tool_calls
@@ -52,6 +54,8 @@ def kernel(tmp_path_factory, provider, web):
     user_config = folder / "jupyter-config"
     (user_config / "agent").mkdir(parents=True)
     (user_config / "agent" / "mcp.json").write_text('{"mcpServers": {"user": {"command": "x",}}}')  # malformed
+    for server in load_config(folder, folder, None, environ={}, user_file=user_config / "agent" / "mcp.json").servers.values():
+        remember(server, user_config / "agent" / TRUST_FILE)  # approved earlier; test_a_new_project_server… asks
     harness = notebook_kernel(folder, model="", notebook_name="mcp.ipynb", env={"JUPYTER_CONFIG_DIR": str(user_config)})
     harness.execute(f'%config AgentMagics.model = "openai/fake-model"\n'
                     f'%config AgentMagics.api_base = "{provider.api_base}"\n'
@@ -217,6 +221,32 @@ def test_sub_agents_see_mcp_tools_only_when_the_parent_allows(kernel, provider, 
         assert "mcp__demo__echo" in child_mcp and "mcp__demo__add_note" not in child_mcp  # read-only ones only
     else:
         assert child_mcp == set()
+
+
+def test_a_new_project_server_waits_for_consent_and_a_denial_holds(kernel, provider):
+    config_file = kernel.folder / ".mcp.json"
+    original = config_file.read_text()
+    servers = json.loads(original)
+    servers["mcpServers"]["fresh"] = {"command": sys.executable, "args": [mcp_demo_server.__file__]}
+    config_file.write_text(json.dumps(servers))
+    try:
+        provider.queue(text("Without fresh."))
+        before = len(provider.requests)
+        msg_id, _ = kernel.agent_cell("-s consent", "hi")
+        deny = kernel.button(msg_id, "Deny", timeout=30)
+        kernel.wait_for(lambda: f"start the MCP server 'fresh' defined in {config_file}" in plain(kernel.widget_text(msg_id)),
+                        10, "the consent question")
+        assert len(provider.requests) == before  # the turn waits for the answer before its first request
+        kernel.click(deny.comm_id)
+        kernel.wait_turn("consent", timeout=30)
+        assert not [name for name in tool_names(provider.requests[-1]) if name.startswith("mcp__fresh__")]
+        assert f"MCP server 'fresh' from {config_file} was not started: denied" in plain(kernel.widget_text(msg_id))
+        provider.queue(text("Still without."))
+        msg_id, _ = kernel.agent_cell("-s consent", "again")
+        kernel.wait_turn("consent", timeout=30)  # not asked again in this kernel
+        assert "was not started: denied" in plain(kernel.widget_text(msg_id))
+    finally:
+        config_file.write_text(original)
 
 
 def test_after_the_kernel_is_killed_no_server_process_is_alive(kernel):

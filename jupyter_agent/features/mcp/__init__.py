@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from jupyter_agent.features.mcp.config import McpConfig, ServerConfig, load_config, select
+from jupyter_agent.features.mcp.consent import Ask, consented
 from jupyter_agent.features.mcp.registry import McpRegistry, registry
 from jupyter_agent.features.mcp.turn import McpTurn
 
@@ -32,11 +33,13 @@ def register_secrets(redactor: Any, servers: list[ServerConfig]) -> None:
 
 
 async def open_turn(session: Any, *, configured: Any, selection: tuple[str, ...] | None, note: Callable[[str], None],
-                    servers: McpRegistry | None = None) -> McpTurn:
+                    mode: str = "yolo", ask: Ask | None = None, servers: McpRegistry | None = None) -> McpTurn:
+    """``mode`` and ``ask``: the turn's permission mode and approval prompt, for servers of a project file."""
     config = session_config(session, configured)
     chosen, problems = select(config, selection)
     redactor = session.store.redactor
     register_secrets(redactor, list(config.servers.values()))
+    chosen = await consented(chosen, mode=mode, ask=ask, redact=redactor.redact, problem=problems.append)
     return await McpTurn.open(chosen, [*config.problems, *problems], log_folder=session.path.parent,
                               redact=redactor.redact, note=note, servers=servers)
 
