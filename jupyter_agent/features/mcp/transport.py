@@ -28,13 +28,18 @@ def open_transport(config: ServerConfig, log: Any, pidfile: Path | None) -> Any:
     if sys.platform == "win32":  # no exec, no PR_SET_PDEATHSIG: the SDK's job object ends the tree
         return stdio_client(StdioServerParameters(command=config.command, args=list(config.args),
                                                   env=dict(config.env), cwd=config.cwd),
-                            errlog=log if log is not None else sys.stderr)
+                            errlog=_errlog(log))
     params = StdioServerParameters(
         command=sys.executable, args=["-S", "-I", str(LAUNCHER), str(pidfile), str(os.getpid()),
                                       config.command, *config.args],
         env=dict(config.env), cwd=config.cwd,
     )
-    return stdio_client(params, errlog=log if log is not None else sys.stderr)
+    return stdio_client(params, errlog=_errlog(log))
+
+
+def _errlog(log: Any) -> Any:
+    # Without a log file the server's stderr is dropped: in a kernel, sys.stderr is the cell.
+    return log if log is not None else open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives with the server
 
 
 async def reachable(url: str) -> None:
