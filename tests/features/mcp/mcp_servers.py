@@ -1,11 +1,14 @@
 """The demo MCP server for tests: stdio configurations and one on streamable HTTP at 127.0.0.1."""
 
+import os
 import socket
 import subprocess
 import sys
 import time
 
 from jupyter_agent.features.mcp.config import ServerConfig
+from jupyter_agent.features.mcp.process import new_pidfile
+from jupyter_agent.features.mcp.transport import LAUNCHER
 from jupyter_agent.testing import mcp_demo_server
 
 DEMO = mcp_demo_server.__file__
@@ -27,7 +30,10 @@ class HttpDemo:
     def __init__(self) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
-        self.process = subprocess.Popen([sys.executable, DEMO, "--http", str(self.port)],
+        # Through the launcher: the server dies with the test process even if pytest itself is killed.
+        self.pidfile = new_pidfile("http-demo")
+        self.process = subprocess.Popen([sys.executable, "-S", "-I", str(LAUNCHER), str(self.pidfile), str(os.getpid()),
+                                         sys.executable, DEMO, "--http", str(self.port)],
                                         stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -42,3 +48,4 @@ class HttpDemo:
     def stop(self) -> None:
         self.process.kill()
         self.process.wait(5)
+        self.pidfile.unlink(missing_ok=True)
