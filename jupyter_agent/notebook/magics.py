@@ -22,7 +22,7 @@ from jupyter_agent.notebook.config import DATA_POLICIES, PERMISSION_MODES, Agent
 from jupyter_agent.notebook.lab_bridge import LabBridge
 from jupyter_agent.notebook.model_resolution import ResolvedModel, choose_model
 from jupyter_agent.notebook.session_manager import SessionManager, SessionNameError
-from jupyter_agent.notebook.system_prompt import PromptContext, build_system_prompt, recent_cells
+from jupyter_agent.notebook.system_prompt import PromptContext, build_system_prompt
 from jupyter_agent.notebook.toolset import UnknownToolError, build_tools, parse_tool_list
 
 NO_PROMPT = "%%agent needs a prompt: write it in the cell body, below the %%agent line."
@@ -49,7 +49,7 @@ class AgentMagics(Magics):
                        help="sample: statistics and sample rows; schema: structure only, never values; full: as much as the output caps allow.").tag(config=True)
     sample_rows = Int(5, help="Sample rows inspect may show (data_policy 'sample').").tag(config=True)
     bash_timeout = Float(120.0, help="Seconds before a bash command is killed.").tag(config=True)
-    recent_cells = Int(6, help="Recent cells (In/Out) given to the agent as context.").tag(config=True)
+    recent_cells = Int(6, help="Cells before and after the agent cell in the notebook outline the agent gets; 0: no outline.").tag(config=True)
     wait = Bool(False, help="Block each %%agent cell until its turn ends (headless runs always do).").tag(config=True)
     memory = Bool(False, help="Keep durable facts about this notebook across sessions (<notebook>.agent/memory/): "
                               "the index goes into every request and each turn ends with an extraction request.").tag(config=True)
@@ -93,11 +93,15 @@ class AgentMagics(Magics):
     @argument("-h", "--help", action="store_true", help="show this help")
     def agent_cell(self, line: str, cell: str) -> None:
         """Run an agent turn; the cell body is the prompt."""
+        self.start_turn(line, cell)
+
+    def start_turn(self, line: str, cell: str, *, mentions: bool = True) -> None:
+        """A turn as ``%%agent line`` with body ``cell`` would start it (``%agent fix`` too)."""
         args = self._parse(line)
         if args is None:
             return
         mode = frontend.frontend_mode(self.shell)
-        turn = self._turn(args, cell, mode)
+        turn = self._turn(args, cell, mode, mentions=mentions)
         if not frontend.blocks(mode, args.wait, self.wait):
             runner.start(turn)
             return
@@ -139,7 +143,7 @@ class AgentMagics(Magics):
     def cell_usage(self) -> str:
         return self.agent_cell.parser.format_usage().strip().replace("::\n\n  ", "usage: ") + "\nSee %%agent --help."
 
-    def _turn(self, args: Any, cell: str, mode: frontend.Mode) -> runner.Turn:
+    def _turn(self, args: Any, cell: str, mode: frontend.Mode, *, mentions: bool = True) -> runner.Turn:
         prompt = cell.strip()
         if not prompt:
             raise UsageError(NO_PROMPT)
@@ -170,14 +174,16 @@ class AgentMagics(Magics):
             delegate=config.delegate if args.delegate is None else args.delegate,
             mcp=_mcp_selection(args), mcp_servers=config.mcp_servers, mcp_subagents=config.mcp_subagents,
         )
+        if mentions:
+            prompt = _with_mentions(prompt, self.shell, session, settings)
         renderer = frontend.make_renderer(mode, model_label=_label(choice), session=session.name,
                                           context_window=None, demo=choice.is_demo)
         frontend.show(renderer)
         if mode == "static" and not self.sessions.location_known and session.path not in self._location_noted:
             self._location_noted.add(session.path)  # once per session: the next cells only repeat it
             renderer.note(unknown_notebook_note(session.path))
-        cells = recent_cells(self.shell.user_ns, config.recent_cells) if config.recent_cells > 0 else []
         shell = self.shell
+        cell_id = _cell_id(shell)
 
         def make_tools(current_step):
             return build_tools(shell, session, selected=settings.tools, data_policy=settings.data_policy,
@@ -188,12 +194,13 @@ class AgentMagics(Magics):
             return build_system_prompt(PromptContext(
                 notebook_path=session.notebook, workspace=session.workspace,
                 tool_names=[tool.name for tool in tool_list], model_name=resolved.label,
-                recent_cells=cells, context_section=_context_section(session),
+                context_section=_context_section(session),
+                notebook_outline=_outline(shell, session, cell_id, config.recent_cells),
             ))
 
         return runner.Turn(prompt=prompt, session=session, renderer=renderer, choice=choice, settings=settings,
                            build_tools=make_tools, build_system=make_system, foreground=mode == "terminal",
-                           cell_id=_cell_id(shell), on_started=self.bridge.turn_started,
+                           cell_id=cell_id, on_started=self.bridge.turn_started,
                            on_finished=self.bridge.turn_finished)
 
     def _session(self, args: Any, config: AgentConfig):
@@ -247,6 +254,24 @@ def _cell_id(shell: Any) -> str | None:
     from jupyter_agent.notebook.comm import current_cell_id
 
     return current_cell_id(shell)
+
+
+def _with_mentions(prompt: str, shell: Any, session: Any, settings: runner.TurnSettings) -> str:
+    from jupyter_agent.notebook.mentions import expand_mentions
+    from jupyter_agent.tools.data_policy import DataPolicy
+
+    policy = DataPolicy(settings.data_policy, settings.sample_rows)  # type: ignore[arg-type]
+    return expand_mentions(prompt, shell.user_ns, session.notebook, policy)
+
+
+def _outline(shell: Any, session: Any, cell_id: str | None, around: int) -> str:
+    """The cells around the agent cell, from the saved file and the kernel's history."""
+    if around <= 0:
+        return ""
+    from jupyter_agent.features.notebook_tools import outline_section, read_disk_cells
+
+    cells, source = read_disk_cells(session.notebook, shell.user_ns)
+    return outline_section(cells, source, agent_cell_id=cell_id, around=around)
 
 
 def _label(choice) -> str:

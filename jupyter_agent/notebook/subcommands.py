@@ -23,7 +23,7 @@ USAGE = """\
 usage: %agent sessions | usage | history | plan | memory [show|delete|undo NAME] |
               steer TEXT | follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] |
               config | materialize [SESSION] | mcp [tools NAME | restart NAME] |
-              session-file [PATH] | help
+              session-file [PATH] | fix [TEXT] | help
 usage, history, plan, stop, wait and diff take -s/--session NAME (default: the session of the
 latest %%agent cell, else the current one)."""
 HISTORY_CHARS = 600  # per message in %agent history: enough to recognise it
@@ -193,6 +193,9 @@ def _undo(magics: Any, tokens: list[str], raw: str) -> Report:
             raise UsageError(f"%agent undo takes a step number, got {tokens[0]!r}\n{USAGE}")
         step = int(tokens[0])
     session = magics.sessions.recent()
+    notebook_step = _notebook_undo_step(session, step)
+    if notebook_step is not None:
+        return _undo_notebook_edits(magics, session, notebook_step)
     try:
         result = session.snapshots.undo(step)
     except ValueError as error:
@@ -202,6 +205,36 @@ def _undo(magics: Any, tokens: list[str], raw: str) -> Report:
         return Report("Nothing restored: these files changed since the agent wrote them:\n" + "\n".join(lines))
     restored = "\n".join(f"- `{path}`" for path in result.restored) or "- (no files)"
     return Report(f"Restored the files of step {result.step}:\n{restored}")
+
+
+def _notebook_undo_step(session: Any, step: int | None) -> int | None:
+    """The step whose notebook edits ``%agent undo`` reverts: the given one, or the newest if no file change is newer."""
+    from jupyter_agent.features.notebook_tools import NotebookEditLog
+
+    edits = NotebookEditLog.for_session(session.path).edits()
+    steps = {edit.step for edit in edits}
+    if step is not None:
+        return step if step in steps else None
+    if not steps:
+        return None
+    newest = max(steps)
+    file_steps = [e.step for e in session.snapshots.steps() if not e.undone] if session.snapshots is not None else []
+    return newest if not file_steps or newest >= max(file_steps) else None
+
+
+def _undo_notebook_edits(magics: Any, session: Any, step: int) -> Report:
+    from jupyter_agent.features.notebook_tools import NotebookEditLog
+    from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
+
+    frontend = CommNotebookFrontend(magics.shell)
+    if not frontend.connected:
+        return Report("Nothing reverted: undoing notebook edits needs the JupyterLab extension connected "
+                      "to this notebook.")
+    edits = NotebookEditLog.for_session(session.path).take_step(step)
+    for edit in edits:  # newest first
+        frontend.send_edit(edit.inverse())
+    lines = "\n".join(f"- {edit.op} of cell `{edit.cell_id}`" for edit in edits)
+    return Report(f"Reverting the notebook edits of step {step}:\n{lines}")
 
 
 def _diff(magics: Any, tokens: list[str], raw: str) -> Report:
@@ -284,6 +317,19 @@ def _mcp(magics: Any, tokens: list[str], raw: str) -> Report:
     return mcp_command(magics, tokens, USAGE)
 
 
+def _fix(magics: Any, tokens: list[str], raw: str) -> None:
+    """A turn that fixes the last error (``TEXT``: what the user adds to the request)."""
+    from jupyter_agent.notebook.fix import fix_prompt
+    from jupyter_agent.tools.data_policy import DataPolicy
+
+    config = AgentConfig.from_magics(magics)
+    try:
+        prompt = fix_prompt(magics.shell, DataPolicy(config.data_policy, config.sample_rows), raw)
+    except LookupError as error:
+        raise UsageError(str(error).strip("'\"")) from None
+    magics.start_turn("", prompt, mentions=False)
+
+
 HANDLERS: dict[str, Callable[..., Report | None]] = {
     "sessions": _sessions,
     "usage": _usage,
@@ -301,4 +347,5 @@ HANDLERS: dict[str, Callable[..., Report | None]] = {
     "materialize": _materialize,
     "mcp": _mcp,
     "session-file": _session_file,
+    "fix": _fix,
 }

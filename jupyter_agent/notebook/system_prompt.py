@@ -1,19 +1,16 @@
-"""The system prompt: what the agent is, where it runs, its tools, recent cells, context files."""
+"""The system prompt: what the agent is, where it runs, its tools, context files, the notebook outline.
+
+Stable sections come first and the notebook outline, which changes with every cell the user
+runs, comes last: a cached prefix of the prompt stays valid from one turn to the next.
+"""
 
 from __future__ import annotations
 
 import datetime
 import platform
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
-
-# Recent cells tell the agent what the user just did; a few are enough and they cost tokens.
-RECENT_CELLS = 6
-CELL_CHARS = 1_500  # per input cell
-OUTPUT_CHARS = 500  # per Out[n] repr
-RECENT_CHARS = 6_000  # all recent cells together
-_AGENT_CELL_PREFIXES = ("get_ipython().run_cell_magic('agent'", "%%agent", "await get_ipython().find_cell_magic('agent')")
+from typing import Sequence
 
 IDENTITY = """\
 You are jupyter-agent, an AI assistant working inside the user's live Jupyter kernel. You act on \
@@ -32,6 +29,9 @@ never whole large objects.
 blocking code; the user can press Stop or the kernel's Interrupt.
 - Mutating tools (python, bash, write, edit) may need the user's approval; if a call is denied, \
 do not retry it unchanged: explain or choose another way.
+- The notebook is shared with the user: its outline is at the end of this prompt; `notebook_read` \
+shows cells in full (outputs and plots too). To change a cell, read it, then propose the change \
+with `notebook_edit`; the user approves it and can undo it.
 - Answer in concise Markdown. Refer to variables and files by name. When you changed the \
 user's namespace or files, say what you changed."""
 
@@ -42,16 +42,16 @@ class PromptContext:
     workspace: Path
     tool_names: Sequence[str]
     model_name: str = ""
-    recent_cells: list[tuple[int, str, str | None]] = field(default_factory=list)  # (n, source, output)
     context_section: str = ""  # AGENTS.md / CLAUDE.md, rendered by the session layer
+    notebook_outline: str = ""  # the cells around the agent cell (features.notebook_tools.outline_section)
 
 
 def build_system_prompt(context: PromptContext) -> str:
     sections = [IDENTITY, _environment(context), _tools(context.tool_names), GUIDANCE]
-    if context.recent_cells:
-        sections.append(_recent(context.recent_cells))
     if context.context_section:
         sections.append(context.context_section.rstrip())
+    if context.notebook_outline:
+        sections.append(context.notebook_outline.rstrip())  # last: it changes every turn
     return "\n\n".join(sections)
 
 
@@ -72,6 +72,9 @@ _TOOL_HELP = {
     "python": "run Python code in the user's namespace (the last expression is shown, like a cell)",
     "variables": "list the user's variables with type, shape and size (runs no user code)",
     "inspect": "describe one object: for DataFrames dtypes, shape, nulls, summary, sample rows",
+    "notebook_read": "read the notebook's cells and outputs (an outline, or chosen cells in full)",
+    "notebook_edit": "insert, replace or delete a notebook cell (read it first; the user approves)",
+    "notebook_run": "run a notebook cell in JupyterLab and get its outputs",
     "read": "read a text file of the workspace",
     "list": "list a folder",
     "grep": "search file contents",
@@ -91,43 +94,6 @@ def _tools(names: Sequence[str]) -> str:
     lines = ["Your tools:"]
     lines += [f"- `{name}`: {_TOOL_HELP[name]}" if name in _TOOL_HELP else f"- `{name}`" for name in names]
     return "\n".join(lines)
-
-
-def _recent(cells: list[tuple[int, str, str | None]]) -> str:
-    blocks = []
-    for number, source, output in cells:
-        block = f"In [{number}]:\n{_cap(source, CELL_CHARS)}"
-        if output:
-            block += f"\nOut[{number}]: {_cap(output, OUTPUT_CHARS)}"
-        blocks.append(block)
-    # Over budget, the oldest cells go first: the newest matter most.
-    while len(blocks) > 1 and sum(len(block) + 1 for block in blocks) > RECENT_CHARS:
-        blocks.pop(0)
-    return "The user's most recent cells (oldest first):\n" + "\n".join(blocks)
-
-
-def recent_cells(user_ns: dict[str, Any], limit: int = RECENT_CELLS) -> list[tuple[int, str, str | None]]:
-    """The last cells from IPython's ``In``/``Out``, without agent cells (the session holds those)."""
-    inputs = user_ns.get("In") or []
-    outputs = user_ns.get("Out") or {}
-    numbers = range(len(inputs) - 1, 0, -1)  # In[0] is always empty
-    found: list[tuple[int, str, str | None]] = []
-    for number in numbers:
-        source = str(inputs[number]).strip()
-        if not source or source.startswith(_AGENT_CELL_PREFIXES):
-            continue
-        output = outputs.get(number)
-        found.append((number, source, _safe_repr(output) if number in outputs else None))
-        if len(found) >= limit:
-            break
-    return list(reversed(found))
-
-
-def _safe_repr(value: Any) -> str:
-    try:
-        return repr(value)
-    except Exception as error:  # noqa: BLE001 - a broken __repr__ must not break the prompt
-        return f"<unrepresentable {type(value).__name__}: {error}>"
 
 
 def _cap(text: str, limit: int) -> str:

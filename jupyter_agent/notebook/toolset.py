@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 KERNEL_TOOLS = ("python", "variables", "inspect")
+NOTEBOOK_TOOLS = ("notebook_read", "notebook_edit", "notebook_run")
 CODING_TOOLS = ("read", "list", "grep", "glob", "edit", "write", "bash")
-ALL_TOOLS = KERNEL_TOOLS + CODING_TOOLS
+ALL_TOOLS = KERNEL_TOOLS + NOTEBOOK_TOOLS + CODING_TOOLS
 
 
 class UnknownToolError(ValueError):
@@ -37,15 +38,18 @@ def build_tools(
     bash_timeout: float = 120.0,
     current_step: Callable[[], int] = lambda: 0,
 ) -> list:
-    """Kernel and coding tools, in that order, restricted to ``selected`` when given."""
+    """Kernel, notebook and coding tools, in that order, restricted to ``selected`` when given."""
     if tuple(selected) == ("none",):
         return []
+    from jupyter_agent.features.notebook_tools import notebook_tools
     from jupyter_agent.tools import coding_tools, kernel_tools
 
     wanted = set(selected or ALL_TOOLS)
     tools = []
     if wanted & set(KERNEL_TOOLS):
         tools += kernel_tools(shell, data_policy=data_policy, sample_rows=sample_rows)
+    if wanted & set(NOTEBOOK_TOOLS):
+        tools += notebook_tools(notebook_context(shell, session, current_step))
     if wanted & set(CODING_TOOLS):
         snapshots = session.snapshots
 
@@ -58,3 +62,17 @@ def build_tools(
             session.workspace, bash_timeout=bash_timeout, read_tracker=session.read_tracker, before_write=before_write
         )
     return [tool for tool in tools if tool.name in wanted]
+
+
+def notebook_context(shell: Any, session: Any, current_step: Callable[[], int] = lambda: 0) -> Any:
+    """The notebook tools' context for ``session``: its read state lives as long as the session."""
+    from jupyter_agent.features.notebook_tools import NotebookContext, NotebookEditLog, NotebookReadState
+    from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
+
+    state = _READ_STATES.setdefault(str(session.path), NotebookReadState())
+    return NotebookContext(frontend=CommNotebookFrontend(shell), notebook_path=lambda: session.notebook,
+                           user_ns=shell.user_ns, edit_log=NotebookEditLog.for_session(session.path),
+                           current_step=current_step, state=state)
+
+
+_READ_STATES: dict[str, Any] = {}  # session file -> what its agent read of the notebook

@@ -4,6 +4,7 @@
  */
 
 import { InputDialog, Notification } from '@jupyterlab/apputils';
+import { CodeCell } from '@jupyterlab/cells';
 import { CommandRegistry } from '@lumino/commands';
 
 import { AgentConnection } from './connection';
@@ -15,6 +16,7 @@ export namespace CommandIDs {
   export const openSession = 'jupyter-agent:open-session';
   export const materialize = 'jupyter-agent:materialize';
   export const showSessions = 'jupyter-agent:show-sessions';
+  export const fix = 'jupyter-agent:fix';
 }
 
 export const PALETTE_CATEGORY = 'Agent';
@@ -97,6 +99,31 @@ export function addCommands(
     // The cells arrive as a materialize message, which the plugin inserts.
     execute: () =>
       report(current()?.request({ type: 'materialize_request', session: null }))
+  });
+
+  commands.addCommand(CommandIDs.fix, {
+    label: 'Fix with Agent',
+    caption:
+      "Ask the agent to fix the last error: runs %agent fix in a new cell below the active cell",
+    isEnabled: hasNotebook,
+    execute: async () => {
+      const connection = current();
+      if (!connection) {
+        return;
+      }
+      const notebook = connection.panel.content;
+      const shared = notebook.model?.sharedModel;
+      if (!shared) {
+        return;
+      }
+      const index = notebook.activeCellIndex + 1;
+      shared.insertCell(index, { cell_type: 'code', source: '%agent fix' });
+      notebook.activeCellIndex = index;
+      const cell = notebook.widgets[index];
+      if (cell instanceof CodeCell) {
+        await CodeCell.execute(cell, connection.panel.sessionContext);
+      }
+    }
   });
 
   commands.addCommand(CommandIDs.showSessions, {

@@ -12,13 +12,15 @@ import { ISessionContext } from '@jupyterlab/apputils';
 import { Cell } from '@jupyterlab/cells';
 import { Notebook, NotebookActions, NotebookPanel } from '@jupyterlab/notebook';
 import { Kernel } from '@jupyterlab/services';
-import { PromiseDelegate, UUID } from '@lumino/coreutils';
+import { JSONObject, PromiseDelegate, UUID } from '@lumino/coreutils';
 import { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import {
   asKernelMessage,
   IMaterialize,
+  INotebookReply,
+  INotebookRequest,
   IRunState,
   KernelMessage,
   PROTOCOL_VERSION,
@@ -77,6 +79,18 @@ export class AgentConnection implements IDisposable {
   /** The kernel sent cells to insert (a Materialize button, or an answer). */
   get materialize(): ISignal<this, IMaterialize> {
     return this._materialize;
+  }
+
+  /** The kernel's notebook tools ask this notebook's live document something. */
+  get notebookRequest(): ISignal<this, INotebookRequest> {
+    return this._notebookRequest;
+  }
+
+  /** Answers a `notebook_request`; dropped when the comm is gone (the kernel's tool times out). */
+  reply(message: INotebookReply): void {
+    if (this._comm && this._state === 'connected' && !this._comm.isDisposed) {
+      this._comm.send(JSON.parse(JSON.stringify(message)) as JSONObject);
+    }
   }
 
   get isDisposed(): boolean {
@@ -191,6 +205,9 @@ export class AgentConnection implements IDisposable {
       case 'materialize':
         this._materialize.emit(message);
         break;
+      case 'notebook_request':
+        this._notebookRequest.emit(message);
+        return;
       case 'reply':
         if (!message.ok && message.request_id === null) {
           // The kernel refused the comm (protocol versions differ); it closes it next.
@@ -306,4 +323,5 @@ export class AgentConnection implements IDisposable {
   private _stateChanged = new Signal<this, ConnectionState>(this);
   private _runsChanged = new Signal<this, void>(this);
   private _materialize = new Signal<this, IMaterialize>(this);
+  private _notebookRequest = new Signal<this, INotebookRequest>(this);
 }

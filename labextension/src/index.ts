@@ -20,6 +20,7 @@ import { AgentConnection } from './connection';
 import { AgentCellHighlighter } from './highlight';
 import { agentIcon } from './icon';
 import { insertMaterializedCells } from './materialize';
+import { serveNotebookRequests } from './notebook_tools';
 import { SessionsView } from './sessions';
 import { TranscriptView, transcriptWidget } from './transcript';
 
@@ -74,6 +75,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       const connection = new AgentConnection(panel, client);
       const highlighter = new AgentCellHighlighter(panel);
       connections.set(panel, connection);
+      serveNotebookRequests(connection);
       // Shows (to CSS and tests) whether this notebook's kernel has the agent.
       panel.node.dataset.jupyterAgent = connection.state;
       connection.stateChanged.connect((_, state) => {
@@ -125,6 +127,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         CommandIDs.steer,
         CommandIDs.openSession,
         CommandIDs.materialize,
+        CommandIDs.fix,
         CommandIDs.showSessions
       ]) {
         palette.addItem({ command, category: PALETTE_CATEGORY });

@@ -45,6 +45,17 @@ export interface IMaterializeRequest {
   session?: string | null;
 }
 
+/** The answer to a `notebook_request` (sent with `AgentConnection.send`). */
+export interface INotebookReply {
+  type: 'notebook_reply';
+  request_id: string;
+  ok: boolean;
+  message: string;
+  cells?: object[] | null;
+  cell?: object | null;
+  index?: number | null;
+}
+
 export type Request =
   | IStop
   | ISteer
@@ -128,8 +139,27 @@ export interface IReply {
   message: string;
 }
 
+/** An edit of the live document, as the kernel's notebook_edit tool asks it. */
+export interface INotebookOperation {
+  op: 'insert' | 'replace' | 'delete';
+  cell_id?: string | null;
+  index?: number | null;
+  source?: string;
+  cell_type?: 'code' | 'markdown';
+}
+
+/** The agent's notebook tools: read every cell, apply an edit, or run a cell. */
+export interface INotebookRequest {
+  type: 'notebook_request';
+  request_id: string;
+  action: 'read' | 'edit' | 'run';
+  operation: INotebookOperation | null;
+  cell_id: string | null;
+}
+
 export type KernelMessage =
   | IWelcome
+  | INotebookRequest
   | IRunStarted
   | IRunFinished
   | IMaterialize
@@ -142,6 +172,7 @@ const KERNEL_TYPES = new Set([
   'run_started',
   'run_finished',
   'materialize',
+  'notebook_request',
   'sessions',
   'transcript',
   'reply'

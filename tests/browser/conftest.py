@@ -52,6 +52,7 @@ def lab(tmp_path_factory):
         shutil.copy(ROOT / "notebooks" / name, root / name)
     _write_settings(base / "settings")
     port = free_port()
+    extensions = _this_checkouts_extension(base)
     env = {
         **os.environ,
         "HOME": str(base / "home"),
@@ -68,7 +69,8 @@ def lab(tmp_path_factory):
     process = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
          "--IdentityProvider.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
-         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         *extensions],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
@@ -83,6 +85,27 @@ def lab(tmp_path_factory):
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=10)
         log.close()
+
+
+def _this_checkouts_extension(base: pathlib.Path) -> list[str]:
+    """The lab extension built in this checkout, ahead of any installed copy (same name: the first wins).
+
+    An editable install copies the extension into the Python prefix once; the tests must load the one
+    built from these sources (``cd labextension && jlpm build:prod``), in CI and in any worktree.
+    """
+    built = ROOT / "jupyter_agent" / "labextension"
+    if not (built / "package.json").is_file():
+        return []
+    folder = base / "labextensions"
+    folder.mkdir()
+    (folder / "jupyter-agent-labextension").symlink_to(built, target_is_directory=True)
+    return [f"--LabApp.extra_labextensions_path={folder}"]
+
+
+@pytest.fixture(scope="module")
+def checkout_extension_args(tmp_path_factory) -> list[str]:
+    """``jupyter lab`` options that load this checkout's build of the extension (see above)."""
+    return _this_checkouts_extension(tmp_path_factory.mktemp("extensions"))
 
 
 def _write_settings(folder: pathlib.Path) -> None:

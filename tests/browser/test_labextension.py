@@ -47,7 +47,7 @@ def write_notebook(path: pathlib.Path, sources: list[str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory):
+def lab(tmp_path_factory, checkout_extension_args):
     root = tmp_path_factory.mktemp("lab")
     settings = root / ".settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
@@ -59,7 +59,8 @@ def lab(tmp_path_factory):
     command = [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", f"--port={port}",
                "--ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
                f"--ServerApp.root_dir={root}", f"--LabApp.user_settings_dir={root / '.settings'}",
-               f"--LabApp.workspaces_dir={root / '.workspaces'}", "--LabApp.news_url=None"]
+               f"--LabApp.workspaces_dir={root / '.workspaces'}", "--LabApp.news_url=None",
+               *checkout_extension_args]
     log = (root / "server.log").open("w")
     server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -167,7 +168,7 @@ def test_materialize_inserts_the_code_below_the_agent_cell_with_provenance(page,
         "nodes => nodes.map(node => node.dataset.language)")
     assert languages[1] == "markdown" and languages[0] != "markdown", languages
     run_cells(page, notebook, 2)
-    notebook.locator(".ja-panel.ja-state-done").wait_for()
+    notebook.locator(".ja-static.ja-state-done").wait_for()
     page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
 
     page.keyboard.press("Control+Shift+c")
@@ -187,29 +188,56 @@ def test_materialize_inserts_the_code_below_the_agent_cell_with_provenance(page,
     assert json.dumps(sources_after[2])[1:-1] in session  # the very code the agent ran
 
 
-def test_the_materialize_button_of_a_finished_panel_inserts_its_code(page, lab):
-    sources = ["%load_ext jupyter_agent", "%%agent -p yolo -s button\nShow me what is in my kernel.", "print('after')"]
-    notebook = open_notebook(page, lab, "button.ipynb", sources)
-    run_cells(page, notebook, 1)
-    # The button is offered when the turn ends with the extension connected.
-    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
-    page.keyboard.press("Shift+Enter")
-    panel = notebook.locator(".ja-panel.ja-state-done")
-    panel.wait_for()
-    panel.get_by_role("button", name="Materialize 1 cell").click()  # the click reaches a kernel subshell
-    panel.get_by_text("Inserting 1 cell below the agent cell.").wait_for()
-    notebook.locator(".jp-Cell").nth(3).wait_for()
-    screenshot(page, "materialize-button")
-    cells = saved_cells(page, lab, "button.ipynb", 4)
-    assert ["".join(cell["source"]) for cell in cells][3] == "print('after')"
-    assert cells[2]["metadata"]["jupyter_agent"] == {"session": "button", "step": 2, "model": "offline-demo"}
+def shut_down_kernels(page) -> None:
+    """What closing the notebook and shutting its kernel down does: the widgets' models are gone."""
+    remaining = page.evaluate("""async () => {
+        const xsrf = (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || '';
+        const headers = {'X-XSRFToken': decodeURIComponent(xsrf)};
+        const kernels = await (await fetch('/api/kernels')).json();
+        for (const kernel of kernels) {
+            await fetch(`/api/kernels/${kernel.id}`, {method: 'DELETE', headers});
+        }
+        return (await (await fetch('/api/kernels')).json()).length;
+    }""")
+    assert remaining == 0
+
+
+ANSWER = "Let me first look at what is in your kernel."  # the demo model's first words
+
+
+def test_a_saved_answer_survives_the_kernel_and_converts_to_markdown(page, lab):
+    url, root = lab
+    sources = ["%load_ext jupyter_agent", "%%agent -p yolo -s persist\nShow me what is in my kernel."]
+    notebook = open_notebook(page, lab, "persist.ipynb", sources)
+    run_cells(page, notebook, 2)
+    notebook.locator(".ja-static.ja-state-done").wait_for()
+    assert notebook.locator(".ja-panel").count() == 0  # the live panel is gone with its widgets
+    cells = saved_cells(page, lab, "persist.ipynb", 2)
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while "ja-static" not in json.dumps(cells) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        cells = json.loads((root / "persist.ipynb").read_text())["cells"]
+    outputs = cells[1]["outputs"]
+    assert outputs and not any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+
+    shut_down_kernels(page)
+    page.goto(f"{url}/lab/tree/persist.ipynb?reset")
+    reopened = page.locator(".jp-NotebookPanel:visible")
+    reopened.locator(".ja-static", has_text=ANSWER).first.wait_for()
+    assert "model not found" not in reopened.inner_text()
+    screenshot(page, "reopened")
+
+    converted = subprocess.run([sys.executable, "-m", "nbconvert", "--to", "markdown", "--stdout",
+                                str(root / "persist.ipynb")], capture_output=True, text=True, timeout=120)
+    assert converted.returncode == 0, converted.stderr
+    assert ANSWER in converted.stdout and "VBox(" not in converted.stdout
 
 
 def test_the_sessions_view_lists_the_session_and_opens_its_transcript(page, lab):
     notebook = open_notebook(page, lab, "sessions.ipynb", ["%load_ext jupyter_agent",
                                                            "%%agent -p yolo -s review\nSummarize my kernel."])
     run_cells(page, notebook, 2)
-    notebook.locator(".ja-panel.ja-state-done").wait_for()
+    notebook.locator(".ja-static.ja-state-done").wait_for()
     page.locator(".jp-SideBar li[data-id='jupyter-agent-sessions']").click()
     item = page.locator(".jp-AgentSessions-item[data-session='review']")
     item.wait_for()
@@ -233,5 +261,88 @@ def test_the_stop_shortcut_stops_a_running_agent(page, lab):
     page.keyboard.press("Escape")  # command mode: the shortcut must work without a focused editor
     page.keyboard.press("Control+Alt+Period")
     page.locator(".jp-toast-message", has_text="Stopping 1 agent turn.").wait_for()
-    notebook.locator(".ja-panel.ja-state-stopped").wait_for(timeout=15_000)
+    notebook.locator(".ja-static.ja-state-stopped").wait_for(timeout=15_000)
     screenshot(page, "stopped")
+
+
+SCRIPTED = """\
+from jupyter_agent.notebook.model_resolution import register_model
+from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
+USER_EDIT = ("from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend\\n"
+             "CommNotebookFrontend(get_ipython()).send_edit("
+             "{'op': 'replace', 'cell_id': 'cell-5', 'source': 'typed by the user', 'cell_type': 'code'})")
+m = ScriptedModel([
+    tool_calls(call('notebook_read', {})),
+    tool_calls(call('notebook_edit', {'op': 'replace', 'cell_id': 'cell-2', 'source': 'x = 3'}),
+               call('notebook_edit', {'op': 'insert', 'cell_id': 'cell-2', 'source': "print('inserted')"}),
+               call('notebook_edit', {'op': 'delete', 'cell_id': 'cell-4'})),
+    tool_calls(call('notebook_run', {'cell_id': 'cell-3'})),
+    tool_calls(call('python', {'code': USER_EDIT})),
+    tool_calls(call('notebook_edit', {'op': 'replace', 'cell_id': 'cell-5', 'source': 'stale'})),
+    reply('Done with the notebook.'),
+])
+register_model('nbtools', m, m.model('nbtools'))
+"""
+
+
+REPORT = ("import json\n_t = get_ipython().find_line_magic('agent').__self__.sessions.get('nbtools').turns[-1]\n"
+          "print(json.dumps([m.content[0].text for m in _t.result.messages if m.role == 'tool_result']))")
+
+
+def cell_sources(page) -> list[str]:
+    return page.locator(".jp-NotebookPanel:visible .jp-Cell .cm-content").evaluate_all(
+        "nodes => nodes.map(node => node.innerText)")
+
+
+def test_notebook_tools_read_edit_run_and_undo_in_the_live_document(page, lab):
+    sources = ["%load_ext jupyter_agent", SCRIPTED, "x = 1", "print('hello')\n1/0", "# to delete", "# cell five",
+               "%%agent -m nbtools -p yolo -s nbtools\nWork on my notebook.", REPORT, "%agent undo"]
+    notebook = open_notebook(page, lab, "nbtools.ipynb", sources)
+    run_cells(page, notebook, 2)
+    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    # An unsaved edit: the file still says x = 1.
+    editor = notebook.locator(".jp-Cell").nth(2).locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.type("x = 2")
+    notebook.locator(".jp-Cell").nth(6).locator(".cm-content").click()
+    page.keyboard.press("Shift+Enter")
+    notebook.locator(".ja-static.ja-state-done").wait_for()
+    screenshot(page, "notebook-tools")
+
+    report = open_notebook_report(page, notebook)
+    assert "source: the live notebook in JupyterLab (unsaved edits included)" in report[0]
+    assert "x = 2" in report[0]
+    assert report[1:4] == ["Replaced cell cell-2 at index 2. %agent undo reverts it.",
+                           report[2], report[3]] and report[2].startswith("Inserted cell ")
+    assert report[3] == "Deleted cell cell-4 at index 5. %agent undo reverts it."
+    assert "hello" in report[4] and "ZeroDivisionError" in report[4] and "finished with an error" in report[4]
+    assert "edit refused: cell cell-5 changed since you last read it" in report[6]
+
+    after = cell_sources(page)
+    assert after[2] == "x = 3" and after[3] == "print('inserted')" and "# to delete" not in after
+    assert "typed by the user" in after
+
+    run_cell_holding(page, notebook, "%agent undo")
+    page.get_by_text("Reverting the notebook edits of step").first.wait_for()
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while time.monotonic() < deadline:
+        restored = cell_sources(page)
+        if restored[2] == "x = 2" and "print('inserted')" not in restored and "# to delete" in restored:
+            break
+        time.sleep(0.2)
+    assert restored[2] == "x = 2" and "print('inserted')" not in restored and restored[4] == "# to delete", restored
+
+
+def run_cell_holding(page, notebook, text: str):
+    cell = notebook.locator(".jp-Cell", has_text=text).last
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Shift+Enter")
+    return cell
+
+
+def open_notebook_report(page, notebook) -> list[str]:
+    """The tool results of the nbtools session, printed by the REPORT cell."""
+    output = run_cell_holding(page, notebook, "print(json.dumps").locator(".jp-OutputArea-output")
+    output.wait_for()
+    return json.loads(output.inner_text())

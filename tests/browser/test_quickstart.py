@@ -46,16 +46,20 @@ def run_cells(page, first, last):
         page.wait_for_timeout(150)
 
 
+# The live panel while the turn runs; its static rendering once it ended.
+VIEW = ".ja-panel, .ja-static"
+
+
 def panel_text(page, index):
-    return cell(page, index).locator(".ja-panel").inner_text()
+    return cell(page, index).locator(VIEW).first.inner_text()
 
 
 def wait_for_text(page, index, text, timeout=STEP_TIMEOUT):
-    cell(page, index).locator(".ja-panel").get_by_text(text).first.wait_for(timeout=timeout)
+    cell(page, index).locator(VIEW).get_by_text(text).first.wait_for(timeout=timeout)
 
 
 def wait_for_state(page, index, state, timeout=STEP_TIMEOUT):
-    cell(page, index).locator(f".ja-panel.ja-state-{state}").wait_for(timeout=timeout)
+    cell(page, index).locator(f".ja-panel.ja-state-{state}, .ja-static.ja-state-{state}").first.wait_for(timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -91,16 +95,18 @@ def test_quickstart_cell_by_cell(notebook):
     lengths = []
     deadline = time.monotonic() + STEP_TIMEOUT / 1000
     while time.monotonic() < deadline:
-        text = panel_text(page, 7)
+        view = cell(page, 7).locator(VIEW).first
+        text = view.inner_text()
         lengths.append(len(text))
-        if "ja-state-done" in (panel.get_attribute("class") or ""):
+        if "ja-state-done" in (view.get_attribute("class") or ""):
             break
         page.wait_for_timeout(100)
     growth = sorted(set(lengths))
     assert len(growth) >= 4, f"the answer did not stream: {growth}"
     final = panel_text(page, 7)
     assert "I received your message at the next step: focus on the north region" in final
-    assert "✓ python" in final  # the approved call ran
+    assert "python · " in final and " · done" in final  # the approved call ran
+    assert cell(page, 7).locator(".ja-panel").count() == 0  # the finished turn left no widget
     page.screenshot(path=str(ARTIFACTS / "quickstart-2-answer.png"))
 
     # The second %%agent cell: Stop while it waits for approval.

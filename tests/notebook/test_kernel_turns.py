@@ -194,7 +194,7 @@ def test_a_finished_turn_leaves_a_static_rendering_and_closes_its_widgets(kernel
     assert "The answer is **42**" in answer["text/markdown"]
     assert "The answer is <strong>42</strong>" in answer["text/html"]
     assert "&lt;script&gt;" in answer["text/html"] and "<script" not in answer["text/html"]
-    assert "<details><summary>▸ python · print(6 * 7) · done</summary>" in answer["text/html"]
+    assert "<details><summary>python · print(6 * 7) · done</summary>" in answer["text/html"]
     assert answer["text/plain"].startswith("✓ done")
     closed = {m["content"]["comm_id"] for m in kernel.messages if m["msg_type"] == "comm_close"}
     opened = {w.comm_id for w in kernel.cell_widgets(msg_id)}

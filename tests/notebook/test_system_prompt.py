@@ -1,12 +1,6 @@
 from pathlib import Path
 
-from jupyter_agent.notebook.system_prompt import (
-    CELL_CHARS,
-    RECENT_CHARS,
-    PromptContext,
-    build_system_prompt,
-    recent_cells,
-)
+from jupyter_agent.notebook.system_prompt import PromptContext, build_system_prompt
 
 
 def test_prompt_says_what_and_where():
@@ -25,31 +19,23 @@ def test_without_notebook_or_tools():
     assert "No notebook file" in prompt and "no tools" in prompt
 
 
-def test_recent_cells_skip_agent_cells_and_keep_outputs():
-    user_ns = {
-        "In": ["", "import pandas as pd", "df = pd.DataFrame({'a': [1]})",
-               "get_ipython().run_cell_magic('agent', '', 'hi')", "df.shape", ""],
-        "Out": {4: (1, 1)},
-    }
-    assert recent_cells(user_ns) == [(1, "import pandas as pd", None), (2, "df = pd.DataFrame({'a': [1]})", None),
-                                     (4, "df.shape", "(1, 1)")]
-    assert recent_cells(user_ns, limit=1) == [(4, "df.shape", "(1, 1)")]
+def test_the_notebook_outline_comes_last_after_the_stable_sections(tmp_path):
+    import json
 
+    from jupyter_agent.features.notebook_tools import outline_section, read_disk_cells
 
-def test_recent_cells_survive_a_broken_repr():
-    class Broken:
-        def __repr__(self):
-            raise RuntimeError("boom")
-
-    cells = recent_cells({"In": ["", "x"], "Out": {1: Broken()}})
-    assert "unrepresentable Broken" in cells[0][2]
-
-
-def test_long_cells_are_capped():
-    big = "x = 1\n" * 2000
-    cells = [(n, big, None) for n in range(1, 10)]
-    prompt = build_system_prompt(PromptContext(notebook_path=None, workspace=Path("/w"), tool_names=[], recent_cells=cells))
-    recent = prompt.split("The user's most recent cells (oldest first):\n")[1]
-    assert len(recent) <= RECENT_CHARS
-    assert "In [9]:" in recent and "In [1]:" not in recent  # the newest are kept
-    assert "more characters]" in recent and len(big) > CELL_CHARS
+    notebook = tmp_path / "a.ipynb"
+    notebook.write_text(json.dumps({"cells": [
+        {"id": "md", "cell_type": "markdown", "source": "# Revenue by region"},
+        {"id": "agent", "cell_type": "code", "source": "%%agent\nplot it", "execution_count": 2, "outputs": []},
+    ]}))
+    user_ns = {"In": ["", "x = 1", "get_ipython().run_cell_magic('agent', '', 'plot it')", "sales = load()"], "Out": {}}
+    cells, source = read_disk_cells(notebook, user_ns)
+    outline = outline_section(cells, source, agent_cell_id="agent")
+    prompt = build_system_prompt(PromptContext(notebook_path=notebook, workspace=tmp_path, tool_names=["notebook_read"],
+                                               context_section="# Project\n\nUse polars.", notebook_outline=outline))
+    assert prompt.index("Use polars.") < prompt.index("## Notebook outline") and prompt.rstrip().endswith("sales = load()")
+    assert "- 0 `md` markdown: # Revenue by region" in prompt
+    assert "- 1 `agent` code [2] ← this agent cell: %%agent" in prompt
+    assert "run_cell_magic('agent'" not in prompt  # agent cells from the history stay out
+    assert "In [" not in prompt  # no raw In/Out reprs any more

@@ -43,6 +43,9 @@ class DetachedTarget:
     def send_materialize(self, cells: Sequence[CellSpec], parent_cell_hint: str | None = None) -> bool:
         return False
 
+    def send_notebook_request(self, request: Any) -> bool:
+        return False
+
 
 def register_comm_target(shell: Any, handler: AgentCommHandler) -> AgentCommTarget | None:
     """Registers the extension's comm target on ``shell``'s kernel (again on ``%reload_ext``).

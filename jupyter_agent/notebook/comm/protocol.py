@@ -69,11 +69,23 @@ class MaterializeRequest(ProtocolMessage):
     session: str | None = None
 
 
+class NotebookReply(ProtocolMessage):
+    """The frontend's answer to a ``notebook_request``: the document's cells, or one cell after an edit or run."""
+
+    type: Literal["notebook_reply"] = "notebook_reply"
+    request_id: str
+    ok: bool
+    message: str = ""
+    cells: list[dict[str, Any]] | None = None  # nbformat 4 cells with ids and outputs (read)
+    cell: dict[str, Any] | None = None  # the edited, inserted, deleted or run cell
+    index: int | None = None  # that cell's index
+
+
 FrontendMessage = Annotated[
-    Union[Hello, Stop, Steer, ListSessions, OpenSession, MaterializeRequest], Field(discriminator="type")
+    Union[Hello, Stop, Steer, ListSessions, OpenSession, MaterializeRequest, NotebookReply], Field(discriminator="type")
 ]
 _FRONTEND = TypeAdapter(FrontendMessage)
-FRONTEND_TYPES = ("hello", "stop", "steer", "list_sessions", "open_session", "materialize_request")
+FRONTEND_TYPES = ("hello", "stop", "steer", "list_sessions", "open_session", "materialize_request", "notebook_reply")
 
 
 # -- kernel -> frontend ------------------------------------------------------------------------
@@ -157,6 +169,21 @@ class Reply(ProtocolMessage):
     message: str
 
 
+class NotebookRequest(ProtocolMessage):
+    """The agent's notebook tools ask the live document: read every cell, apply an edit, run a cell.
+
+    ``edit`` carries ``operation``: ``{"op": "insert", "index", "source", "cell_type"}``,
+    ``{"op": "replace", "cell_id", "source", "cell_type"}`` or ``{"op": "delete", "cell_id"}``.
+    ``run`` carries ``cell_id``; the reply comes when the cell finished executing.
+    """
+
+    type: Literal["notebook_request"] = "notebook_request"
+    request_id: str
+    action: Literal["read", "edit", "run"]
+    operation: dict[str, Any] | None = None
+    cell_id: str | None = None
+
+
 class ProtocolError(ValueError):
     """A frontend message that does not follow this schema; ``request_id`` if one was readable."""
 
@@ -165,7 +192,7 @@ class ProtocolError(ValueError):
         self.request_id = request_id
 
 
-def parse_frontend_message(data: Any) -> Hello | Stop | Steer | ListSessions | OpenSession | MaterializeRequest:
+def parse_frontend_message(data: Any) -> Hello | Stop | Steer | ListSessions | OpenSession | MaterializeRequest | NotebookReply:
     if not isinstance(data, dict):
         raise ProtocolError(f"a message must be a JSON object, not {type(data).__name__}")
     request_id = data.get("request_id") if isinstance(data.get("request_id"), str) else None
@@ -182,7 +209,7 @@ def parse_frontend_message(data: Any) -> Hello | Stop | Steer | ListSessions | O
 
 __all__ = [
     "FRONTEND_TYPES", "PROTOCOL_VERSION", "TARGET_NAME", "CellSpec", "ProtocolMessage", "FrontendMessage", "Hello", "ListSessions",
-    "Materialize", "MaterializeRequest", "OpenSession", "ProtocolError", "Provenance", "Reply", "RunFinished",
+    "Materialize", "MaterializeRequest", "NotebookReply", "NotebookRequest", "OpenSession", "ProtocolError", "Provenance", "Reply", "RunFinished",
     "RunStarted", "RunState", "SessionSummary", "Sessions", "Steer", "Stop", "Transcript", "Welcome",
     "parse_frontend_message",
 ]

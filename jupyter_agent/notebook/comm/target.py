@@ -62,6 +62,7 @@ class AgentCommTarget:
         self.last_cell: dict[str, str | None] = {}  # session -> agent cell of its last finished turn
         self._loop = loop
         self._beacon: _Beacon | None = None
+        self._notebook_replies: dict[str, asyncio.Future] = {}  # request id -> the waiting notebook tool
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -105,6 +106,26 @@ class AgentCommTarget:
         if not cells or not self.frontends:
             return False
         self._broadcast(p.Materialize(cells=list(cells), cell_id=parent_cell_hint))
+        return True
+
+    async def notebook_request(self, request: p.NotebookRequest, timeout: float) -> p.NotebookReply:
+        """Sends ``request`` to the newest frontend and waits for its reply (``LookupError`` without one)."""
+        if not self.frontends:
+            raise LookupError("no JupyterLab frontend with the extension is connected")
+        comm = list(self.frontends.values())[-1]  # the notebook panel opened last is the one in front
+        future = asyncio.get_running_loop().create_future()
+        self._notebook_replies[request.request_id] = future
+        try:
+            comm.send(request.to_json())
+            return await asyncio.wait_for(future, timeout)
+        finally:
+            self._notebook_replies.pop(request.request_id, None)
+
+    def send_notebook_request(self, request: p.NotebookRequest) -> bool:
+        """Fire and forget (``%agent undo`` runs in a cell, which cannot wait for a comm reply)."""
+        if not self.frontends:
+            return False
+        _quietly(list(self.frontends.values())[-1].send, request.to_json())
         return True
 
     # -- comm callbacks ------------------------------------------------------------------------
@@ -162,6 +183,11 @@ class AgentCommTarget:
                                 markdown=transcript_markdown(read_history(path)))
         if isinstance(message, p.MaterializeRequest):
             return self._materialize_answer(message)
+        if isinstance(message, p.NotebookReply):
+            future = self._notebook_replies.get(message.request_id)
+            if future is not None and not future.done():
+                future.set_result(message)
+            return None
         return None  # a second hello: nothing to add
 
     def _materialize_answer(self, request: p.MaterializeRequest) -> p.ProtocolMessage:

@@ -70,7 +70,9 @@ class ApprovalBar:
             f"<b>Allow <code>{escape(name)}</code> to run?</b> "
             f'<span class="ja-note">{escape(str(label)) if label != name else ""}</span>'
         )
-        self._args.value = args_html(fmt.field(request, "args", {}))
+        args = fmt.field(request, "args", {})
+        self._args.value = (_diff_html(args) if name == "notebook_edit" and isinstance(args, dict) else "") \
+            + args_html(args)
         self.buttons["tool"].description = f"Allow {name} for this session"
         set_visible(self.widget, True)
 
@@ -82,3 +84,18 @@ class ApprovalBar:
 def _resolve(future: asyncio.Future[str], decision: str) -> None:
     if not future.done():
         future.set_result(decision)
+
+
+_DIFF_COLORS = {"+": "var(--jp-success-color1, #388e3c)", "-": "var(--jp-error-color1, #d32f2f)"}
+
+
+def _diff_html(args: dict[str, Any]) -> str:
+    """A notebook edit as the diff of the cell it changes, lines coloured by their sign."""
+    from jupyter_agent.features.notebook_tools.state import edit_diff
+
+    rows = []
+    for line in edit_diff(args).splitlines():
+        color = _DIFF_COLORS.get(line[:1]) if not line.startswith(("+++", "---")) else None
+        text = escape(line)
+        rows.append(f'<span style="color:{color}">{text}</span>' if color else text)
+    return '<pre class="ja-diff">' + "\n".join(rows) + "</pre>"

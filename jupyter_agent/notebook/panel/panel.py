@@ -105,7 +105,8 @@ class AgentPanel(EventRouter):
     def static_bundles(self) -> list[dict[str, str]]:
         """The finished turn as notebook outputs (Markdown + HTML, images), for a saved notebook."""
         self.record.note(self._last_note)
-        return self.record.document.bundles(summary=self.record.summary())
+        self.record.end(self.footer.summary())
+        return self.record.document.bundles(summary=self.footer.summary(), state=self.footer.state)
 
     def finish(self) -> None:
         """Replaces the live panel by its static rendering and closes its widgets."""

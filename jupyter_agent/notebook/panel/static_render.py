@@ -36,6 +36,7 @@ class TranscriptRecorder(EventRouter):
         self.document = TranscriptDocument()
         self._text: list[str] = []
         self._plan = ""  # the latest plan, shown once when the turn ends
+        self.finished = False  # the run's finish event arrived (and with it the summary line)
         self._handlers: dict[str, Callable[[Any], None]] = {
             "run_start": lambda e: self.status.start(getattr(e, "step_budget", None)),
             "step_start": self._on_step_start, "text_delta": self._on_text,
@@ -86,6 +87,13 @@ class TranscriptRecorder(EventRouter):
     def summary(self) -> str:
         return self.status.summary()
 
+    def end(self, summary: str) -> None:
+        """The turn is over: what is still buffered, and the status line if no finish event gave one."""
+        self._end_text()
+        if not self.finished:
+            self.document.markdown_block(f"*{escape_markdown(summary)}*")
+            self.finished = True
+
     def _end_text(self) -> None:
         # Thinking stays in the session file: the saved cell shows what the agent said and did.
         text = "".join(self._text)
@@ -120,6 +128,7 @@ class TranscriptRecorder(EventRouter):
         self.note(f"Context compacted: {getattr(event, 'dropped_messages', 0)} earlier messages summarized.")
 
     def _on_finish(self, event: Any) -> None:
+        self.finished = True
         self._end_text()
         if self._plan:
             self.document.markdown_block(self._plan)
@@ -157,7 +166,7 @@ class StaticRenderer(TranscriptRecorder):
     def flush(self) -> None:
         """Display what accumulated since the last flush."""
         self._end_text()
-        for bundle in self.document.bundles(self.document.take(), summary=self.summary()):
+        for bundle in self.document.bundles(self.document.take(), summary=self.summary(), state=self.status.state):
             self._display(bundle)
 
     def finish(self) -> None:

@@ -50,7 +50,7 @@ class Card:
     def title(self) -> str:
         state = self.status or ("error" if self.is_error else "done" if self.result is not None else "no result")
         summary = fmt.args_summary(self.args, width=60)
-        return " · ".join(part for part in (f"▸ {self.name}", summary, state) if part)
+        return " · ".join(part for part in (self.name, summary, state) if part)
 
     def body(self) -> str:
         sections = [f"{label}:\n\n{fenced(text, language)}" for label, text, language in fmt.args_sections(self.args)]
@@ -140,21 +140,28 @@ class TranscriptDocument:
         taken, self.blocks = self.blocks, []
         return taken
 
-    def bundles(self, blocks: list[Block] | None = None, summary: str = "") -> list[dict[str, str]]:
-        """Notebook output bundles: text runs as Markdown + HTML + a short plain text; images as images."""
+    def bundles(self, blocks: list[Block] | None = None, summary: str = "", state: str = "") -> list[dict[str, str]]:
+        """Notebook output bundles: text runs as Markdown + HTML + a short plain text; images as images.
+
+        ``state`` (done, stopped, error, ...) becomes a ``ja-state-*`` class of the last text output's
+        HTML (the one ending with the status line), for styles and tests.
+        """
         blocks = self.blocks if blocks is None else blocks
-        out: list[dict[str, str]] = []
-        run: list[str | Card] = []
+        pieces: list[list[str | Card] | Image] = []
         for block in blocks:
             if isinstance(block, Image):
-                if run:
-                    out.append(_text_bundle(run, summary if not out else ""))
-                    run = []
-                out.append({block.mime: base64.b64encode(block.data).decode("ascii"), "text/plain": "<image>"})
+                pieces.append(block)
+            elif pieces and isinstance(pieces[-1], list):
+                pieces[-1].append(block)
             else:
-                run.append(block)
-        if run:
-            out.append(_text_bundle(run, summary if not out else ""))
+                pieces.append([block])
+        last_text = max((n for n, piece in enumerate(pieces) if isinstance(piece, list)), default=-1)
+        out: list[dict[str, str]] = []
+        for n, piece in enumerate(pieces):
+            if isinstance(piece, Image):
+                out.append({piece.mime: base64.b64encode(piece.data).decode("ascii"), "text/plain": "<image>"})
+            else:
+                out.append(_text_bundle(piece, summary if not out else "", state if n == last_text else ""))
         return out
 
 
@@ -166,7 +173,7 @@ def _html_of(block: str | Card) -> str:
     return block.html() if isinstance(block, Card) else render_markdown(block)
 
 
-def _text_bundle(blocks: list[str | Card], summary: str) -> dict[str, str]:
+def _text_bundle(blocks: list[str | Card], summary: str, state: str) -> dict[str, str]:
     markdown = "\n\n".join(_markdown_of(block) for block in blocks)
     body = "\n".join(_html_of(block) for block in blocks)
     words = " ".join(block for block in blocks if isinstance(block, str)).split()
@@ -174,7 +181,7 @@ def _text_bundle(blocks: list[str | Card], summary: str) -> dict[str, str]:
     head = head if len(head) <= PLAIN_CHARS else head[: PLAIN_CHARS - 1] + "…"
     return {
         "text/markdown": markdown,
-        "text/html": f'<div class="ja-static">\n{body}\n</div>',
+        "text/html": f'<div class="ja-static{f" ja-state-{html.escape(state)}" if state else ""}">\n{body}\n</div>',
         "text/plain": "\n".join(part for part in (summary, head) if part),
     }
 

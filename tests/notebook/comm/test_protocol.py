@@ -29,7 +29,7 @@ def test_an_unknown_type_names_the_known_ones_and_keeps_the_request_id():
     with pytest.raises(p.ProtocolError) as caught:
         p.parse_frontend_message({"type": "dance", "request_id": "r7"})
     assert str(caught.value) == ("unknown message type 'dance'; this kernel understands hello, stop, steer, "
-                                 "list_sessions, open_session, materialize_request")
+                                 "list_sessions, open_session, materialize_request, notebook_reply")
     assert caught.value.request_id == "r7"
 
 
@@ -61,7 +61,9 @@ def test_the_typescript_mirror_speaks_the_same_version_and_types():
     assert f"PROTOCOL_VERSION = {p.PROTOCOL_VERSION};" in source
     assert f"TARGET_NAME = '{p.TARGET_NAME}';" in source
     declared = set(re.findall(r"^\s+type: '([a-z_]+)';$", source, flags=re.M))
-    kernel_types = {"welcome", "run_started", "run_finished", "materialize", "sessions", "transcript", "reply"}
+    kernel_types = {"welcome", "run_started", "run_finished", "materialize", "sessions", "transcript", "reply",
+                    "notebook_request"}
     assert declared == set(p.FRONTEND_TYPES) | kernel_types
-    for model in (p.Welcome, p.RunStarted, p.RunFinished, p.Materialize, p.Sessions, p.Transcript, p.Reply):
+    for model in (p.Welcome, p.RunStarted, p.RunFinished, p.Materialize, p.Sessions, p.Transcript, p.Reply,
+                  p.NotebookRequest):
         assert model.model_fields["type"].default in kernel_types

@@ -52,9 +52,9 @@ def test_the_transcript_shows_prompts_answers_code_results_and_errors():
         "### Agent · m1\n\n"
         "<details><summary>Thinking</summary>\n\n```\nhmm\n```\n\n</details>\n\n"
         "Loading.\n\n"
-        "<details><summary>▸ python · print(&#x27;```&#x27;) · done</summary>\n\n"
+        "<details><summary>python · print(&#x27;```&#x27;) · done</summary>\n\n"
         "code:\n\n````python\nprint('```')\n````\n\noutput:\n\n````\n```\n````\n\n</details>\n\n"
-        "<details><summary>▸ read · x.csv · error</summary>\n\n"
+        "<details><summary>read · x.csv · error</summary>\n\n"
         "arguments:\n\n```json\n{\n  \"path\": \"x.csv\"\n}\n```\n\nerror:\n\n```\nmissing\n```\n\n</details>\n\n"
         "### Agent\n\n**Done**\n\n**Error:** rate limited\n"
     )

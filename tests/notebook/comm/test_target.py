@@ -165,3 +165,19 @@ def test_messages_from_a_subshell_thread_are_handled_on_the_loop_thread(handler,
         assert comm.last["request_id"] == "r"
 
     asyncio.run(scenario())
+
+
+@pytest.mark.anyio
+async def test_a_notebook_request_is_answered_by_the_frontends_reply(target, manager):
+    from jupyter_agent.notebook.comm import protocol as p
+
+    comm = connect(target, manager)
+    request = p.NotebookRequest(request_id="n1", action="read")
+    waiting = asyncio.ensure_future(target.notebook_request(request, timeout=5))
+    await asyncio.sleep(0)
+    assert comm.sent[-1] == request.to_json()
+    target.handle(comm, {"type": "notebook_reply", "request_id": "n1", "ok": True, "cells": [{"id": "a"}]})
+    reply = await waiting
+    assert reply.cells == [{"id": "a"}] and comm.sent[-1] == request.to_json()  # the reply is not answered
+    with pytest.raises(asyncio.TimeoutError):
+        await target.notebook_request(p.NotebookRequest(request_id="n2", action="read"), timeout=0.01)

@@ -60,3 +60,18 @@ async def test_click_from_another_thread_is_handed_to_the_loop():
     await asyncio.sleep(0)
     await asyncio.to_thread(bar.decide, "tool")
     assert await asyncio.wait_for(task, 1) == "tool"
+
+
+@pytest.mark.anyio
+async def test_a_notebook_edit_is_shown_as_a_diff_of_the_cell_it_changes():
+    from jupyter_agent.features.notebook_tools import Cell, NotebookReadState
+
+    NotebookReadState().saw([Cell(index=0, id="c1", cell_type="code", source="x = 1\ny = 2")])
+    bar = ApprovalBar()
+    task = asyncio.ensure_future(bar.ask(request("notebook_edit", op="replace", cell_id="c1", source="x = 1\ny = <3>")))
+    await asyncio.sleep(0)
+    shown = bar._args.value
+    assert '<pre class="ja-diff">' in shown and "cell c1 (before)" in shown
+    assert ">-y = 2</span>" in shown and ">+y = &lt;3&gt;</span>" in shown
+    bar.buttons["deny"].click()
+    await asyncio.wait_for(task, 1)

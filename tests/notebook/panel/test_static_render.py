@@ -32,10 +32,10 @@ def test_flush_displays_markdown_html_and_images_in_order(kit):
     first, image, last = shown
     md = first["text/markdown"]
     assert md.startswith("Loading **data**:\n```python\nx = 1\n```")  # the open fence is closed
-    assert "<details><summary>▸ python · df.plot() · done</summary>" in md and "```python\ndf.plot()\n```" in md
+    assert "<details><summary>python · df.plot() · done</summary>" in md and "```python\ndf.plot()\n```" in md
     assert "output:\n\n````\n```done```\n````" in md
     assert "private musing" not in md
-    assert "<details><summary>▸ python · df.plot() · done</summary>" in first["text/html"]
+    assert "<details><summary>python · df.plot() · done</summary>" in first["text/html"]
     assert '<code class="language-python">df.plot()</code>' in first["text/html"]
     assert first["text/plain"].startswith("✓ done") and "Loading **data**" in first["text/plain"]
     assert image["image/png"] == kit.image().data

@@ -1,0 +1,18 @@
+"""Notebook tools: the agent reads, edits and runs the cells of the notebook it lives in.
+
+* state: ``NotebookReadState`` (what was read, for staleness checks); ``NotebookEditLog`` (edits, for undo)
+* tools: ``notebook_read``, ``notebook_edit``, ``notebook_run`` (``notebook_tools(context)``)
+* frontend: the ``NotebookFrontend`` Protocol the notebook layer implements over the extension's comm
+* prompt section: ``outline_section`` (a compact outline around the agent cell)
+"""
+
+from jupyter_agent.features.notebook_tools.cells import Cell, outline
+from jupyter_agent.features.notebook_tools.disk import read_disk_cells
+from jupyter_agent.features.notebook_tools.edit_log import NotebookEdit, NotebookEditLog
+from jupyter_agent.features.notebook_tools.frontend import FrontendError, NotebookFrontend
+from jupyter_agent.features.notebook_tools.prompt import outline_section
+from jupyter_agent.features.notebook_tools.state import NotebookReadState
+from jupyter_agent.features.notebook_tools.tools import NOTEBOOK_TOOLS, NotebookContext, notebook_tools
+
+__all__ = ["NOTEBOOK_TOOLS", "Cell", "FrontendError", "NotebookContext", "NotebookEdit", "NotebookEditLog",
+           "NotebookFrontend", "NotebookReadState", "notebook_tools", "outline", "outline_section", "read_disk_cells"]

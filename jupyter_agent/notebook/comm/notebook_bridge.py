@@ -1,0 +1,72 @@
+"""The notebook tools' frontend, implemented over the extension's comm (``NotebookFrontend``).
+
+Requests go to the newest connected notebook panel and are awaited on the kernel's loop, which
+stays free while the agent waits (the comm reply is handled there). Without the extension an
+insert can still be offered as the next cell with ``set_next_input``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from jupyter_agent.features.notebook_tools import FrontendError
+from jupyter_agent.notebook.comm import protocol as p
+from jupyter_agent.notebook.comm.hooks import target_for
+from jupyter_agent.notebook.comm.target import AgentCommTarget
+
+READ_TIMEOUT = 20.0  # a busy browser answers comm messages between renders
+
+
+class CommNotebookFrontend:
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+
+    @property
+    def connected(self) -> bool:
+        return bool(target_for(self.shell).connected)
+
+    async def read_cells(self) -> list[dict[str, Any]]:
+        reply = await self._ask(p.NotebookRequest(request_id=_new_id(), action="read"), READ_TIMEOUT)
+        return list(reply.cells or [])
+
+    async def edit(self, operation: dict[str, Any]) -> dict[str, Any]:
+        reply = await self._ask(p.NotebookRequest(request_id=_new_id(), action="edit", operation=operation),
+                                READ_TIMEOUT)
+        return {"cell": reply.cell, "index": reply.index}
+
+    async def run_cell(self, cell_id: str, timeout: float) -> dict[str, Any]:
+        reply = await self._ask(p.NotebookRequest(request_id=_new_id(), action="run", cell_id=cell_id), timeout)
+        return {"cell": reply.cell, "index": reply.index}
+
+    def insert_fallback(self, source: str) -> bool:
+        set_next_input = getattr(self.shell, "set_next_input", None)
+        if set_next_input is None:
+            return False
+        set_next_input(source, replace=False)
+        return True
+
+    def send_edit(self, operation: dict[str, Any]) -> bool:
+        """An edit without waiting for the answer (``%agent undo`` runs inside a cell)."""
+        request = p.NotebookRequest(request_id=_new_id(), action="edit", operation=operation)
+        return target_for(self.shell).send_notebook_request(request)
+
+    async def _ask(self, request: p.NotebookRequest, timeout: float) -> p.NotebookReply:
+        import asyncio
+
+        target = target_for(self.shell)
+        if not isinstance(target, AgentCommTarget) or not target.connected:
+            raise FrontendError("the JupyterLab extension is not connected")
+        try:
+            reply = await target.notebook_request(request, timeout)
+        except asyncio.TimeoutError:
+            raise FrontendError(f"the notebook did not answer within {timeout:g} s") from None
+        except LookupError as error:
+            raise FrontendError(str(error)) from None
+        if not reply.ok:
+            raise FrontendError(reply.message or "the notebook refused")
+        return reply
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex
