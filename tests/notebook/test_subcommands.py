@@ -113,3 +113,16 @@ def test_session_file_moves_the_kernels_sessions(ip, tmp_path):
     finally:
         sessions.chosen_folder = None
         sessions.last_used = None
+
+
+def test_undo_of_a_notebook_edit_needs_the_extension_and_keeps_the_edit_for_later(ip):
+    from jupyter_agent.features.notebook_tools import NotebookEdit, NotebookEditLog
+
+    magics = ip.find_line_magic("agent").__self__
+    session = magics.sessions.get("edits")
+    magics.sessions.last_used = "edits"
+    log = NotebookEditLog.for_session(session.path)
+    log.record(NotebookEdit(step=3, op="replace", cell_id="c1", index=0, before={"source": "x = 1"}, after=None))
+    report = ip.run_line_magic("agent", "undo")
+    assert report.markdown.startswith("Nothing reverted: undoing notebook edits needs the JupyterLab extension")
+    assert [edit.step for edit in log.edits()] == [3]  # still there for a connected frontend
