@@ -71,7 +71,7 @@ def notebook_context(shell: Any, session: Any, current_step: Callable[[], int] =
 
     state = _READ_STATES.setdefault(str(session.path), NotebookReadState())
     return NotebookContext(frontend=CommNotebookFrontend(shell), notebook_path=lambda: session.notebook,
-                           user_ns=shell.user_ns, edit_log=NotebookEditLog.for_session(session.path),
+                           user_ns=getattr(shell, "user_ns", None) or {}, edit_log=NotebookEditLog.for_session(session.path),
                            current_step=current_step, state=state)
 
 
