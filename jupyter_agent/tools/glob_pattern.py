@@ -1,8 +1,17 @@
-"""Glob patterns (``*``, ``**``, ``?``, ``[abc]``, ``{a,b}``) compiled to regular expressions.
+"""Glob patterns (``*``, ``**``, ``?``, ``[abc]``, ``{a,b}``) compiled to regular expressions that
+match in polynomial time, whatever the pattern.
 
 Paths are matched with forward slashes. ``*`` and ``?`` stay inside one path segment; ``**`` as a
 whole segment spans any number of them. As in the shell, wildcards do not match a leading dot:
 hidden files are found only by patterns that spell the dot (``.env``, ``**/.*``).
+
+A naive translation (``*a*a*a…`` to ``[^/]*a[^/]*a…``) backtracks exponentially on a name that
+almost matches, and the regular expression engine holds the GIL while it does, freezing the kernel.
+Here every wildcard but the last of its kind commits to the earliest place where the fixed text
+after it matches, inside an atomic group, as ``fnmatch`` does: the earliest place is always a right
+one, because a wildcard can absorb whatever a later choice would have skipped. The same holds one
+level up for ``**`` and the fixed segments that follow it. Braces are expanded first (a bounded
+number of alternatives), so no alternation sits inside a committed group.
 """
 
 from __future__ import annotations
@@ -10,14 +19,20 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-WILDCARDS = "*?[{"
+from jupyter_agent.tools.errors import ToolError
 
+WILDCARDS = "*?[{"
+MAX_ALTERNATIVES = 256
+
+# One path segment that a wildcard may stand for: any name but a hidden one.
 _SEGMENT = r"(?!\.)[^/]*"
 
 
 @lru_cache(maxsize=256)
 def compile_glob(pattern: str) -> re.Pattern[str]:
-    return re.compile(_translate(pattern, True) + r"\Z", re.DOTALL)
+    alternatives = dict.fromkeys(expand_braces(pattern))  # ordered, without repeats
+    body = "|".join(_translate_path(alternative) + r"\Z" for alternative in alternatives)
+    return re.compile(f"(?:{body})", re.DOTALL)
 
 
 def has_wildcard(text: str) -> bool:
@@ -33,75 +48,40 @@ def split_literal_prefix(pattern: str) -> tuple[list[str], str]:
     return prefix, "/".join(segments)
 
 
-def _translate(pattern: str, segment_start: bool) -> str:
-    out: list[str] = []
+def expand_braces(pattern: str) -> list[str]:
+    """``a{b,c}d`` as ``["abd", "acd"]``; an unmatched ``{`` stays a literal (escaped) brace."""
+    expanded = _expand(pattern)
+    if len(expanded) > MAX_ALTERNATIVES:
+        raise ToolError(
+            f"The pattern {pattern!r} expands to more than {MAX_ALTERNATIVES} alternatives; "
+            "use fewer {…} groups or run several searches."
+        )
+    return expanded
+
+
+def _expand(pattern: str) -> list[str]:
     i = 0
-    n = len(pattern)
-    while i < n:
+    while i < len(pattern):
         char = pattern[i]
-        at_start = segment_start
-        segment_start = False
-        if char == "*":
-            j = i
-            while j < n and pattern[j] == "*":
-                j += 1
-            whole_segment = at_start and (j == n or pattern[j] == "/")
-            if j - i >= 2 and whole_segment:
-                if j < n:
-                    # "**/" is zero or more whole segments.
-                    out.append(rf"(?:{_SEGMENT}/)*")
-                    j += 1
-                    segment_start = True
-                else:
-                    out.append(rf"{_SEGMENT}(?:/{_SEGMENT})*")
-            else:
-                out.append(_SEGMENT if at_start else "[^/]*")
-            i = j
-        elif char == "?":
-            out.append(r"(?!\.)[^/]" if at_start else "[^/]")
-            i += 1
-        elif char == "[":
-            end = _class_end(pattern, i)
-            if end < 0:
-                out.append(re.escape(char))
-                i += 1
-            else:
-                body = pattern[i + 1 : end]
-                negate = body[:1] in ("!", "^")
-                if negate:
-                    body = body[1:]
-                body = body.replace("\\", "\\\\")
-                out.append(f"[{'^/' if negate else ''}{body}]")
-                i = end + 1
-        elif char == "{":
+        if char == "\\":
+            i += 2
+            continue
+        if char == "{":
             end, alternatives = _braces(pattern, i)
             if end < 0:
-                out.append(re.escape(char))
-                i += 1
-            else:
-                out.append("(?:" + "|".join(_translate(alt, at_start) for alt in alternatives) + ")")
-                i = end + 1
-        elif char == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(char))
-            segment_start = char == "/"
-            i += 1
-    return "".join(out)
-
-
-def _class_end(pattern: str, start: int) -> int:
-    i = start + 1
-    if i < len(pattern) and pattern[i] in "!^":
+                pattern = pattern[:i] + "\\" + pattern[i:]
+                i += 2
+                continue
+            prefix, suffixes = pattern[:i], _expand(pattern[end + 1 :])
+            results: list[str] = []
+            for alternative in alternatives:
+                for middle in _expand(alternative):
+                    results.extend(prefix + middle + suffix for suffix in suffixes)
+                    if len(results) > MAX_ALTERNATIVES:
+                        return results
+            return results
         i += 1
-    if i < len(pattern) and pattern[i] == "]":
-        i += 1  # a leading "]" is a member, as in the shell
-    while i < len(pattern) and pattern[i] != "]":
-        if pattern[i] == "/":
-            return -1
-        i += 1
-    return i if i < len(pattern) else -1
+    return [pattern]
 
 
 def _braces(pattern: str, start: int) -> tuple[int, list[str]]:
@@ -126,3 +106,78 @@ def _braces(pattern: str, start: int) -> tuple[int, list[str]]:
             current = i + 1
         i += 1
     return -1, []
+
+
+def _translate_path(pattern: str) -> str:
+    """A brace-free pattern: fixed segments, and ``**`` runs each followed by a block of them."""
+    segments: list[str] = []
+    for segment in pattern.split("/"):
+        if not (segment == "**" and segments and segments[-1] == "**"):
+            segments.append(segment)
+    first_star = segments.index("**") if "**" in segments else len(segments)
+    out = "/".join(_translate_segment(segment) for segment in segments[:first_star])
+    rest = segments[first_star:]
+    separator = "/" if first_star else ""
+    while rest:
+        rest.pop(0)  # the "**"
+        next_star = rest.index("**") if "**" in rest else len(rest)
+        block, rest = rest[:next_star], rest[next_star:]
+        fixed = "/".join(_translate_segment(segment) for segment in block)
+        if not block:
+            out += separator + rf"{_SEGMENT}(?:/{_SEGMENT})*"
+        elif not rest:
+            out += separator + rf"(?:{_SEGMENT}/)*" + fixed
+        else:
+            # The earliest segments where the block matches; the slash closes its last segment.
+            out += separator + rf"(?>(?:{_SEGMENT}/)*?{fixed}/)"
+            separator = ""
+            continue
+        separator = "/"
+    return out
+
+
+def _translate_segment(segment: str) -> str:
+    """One segment: fixed-width chunks between ``*``s; each middle chunk commits to its earliest match."""
+    chunks: list[list[str]] = [[]]
+    starts_with_wildcard = segment[:1] in ("*", "?")
+    i = 0
+    while i < len(segment):
+        char = segment[i]
+        if char == "*":
+            while i < len(segment) and segment[i] == "*":
+                i += 1
+            chunks.append([])
+            continue
+        if char == "?":
+            chunks[-1].append("[^/]")
+            i += 1
+        elif char == "[" and (end := _class_end(segment, i)) > 0:
+            body = segment[i + 1 : end]
+            negate = body[:1] in ("!", "^")
+            if negate:
+                body = body[1:]
+            body = body.replace("\\", "\\\\").replace("[", "\\[")
+            chunks[-1].append(f"[{'^/' if negate else ''}{body}]")
+            i = end + 1
+        elif char == "\\" and i + 1 < len(segment):
+            chunks[-1].append(re.escape(segment[i + 1]))
+            i += 2
+        else:
+            chunks[-1].append(re.escape(char))
+            i += 1
+    texts = ["".join(chunk) for chunk in chunks]
+    out = (r"(?!\.)" if starts_with_wildcard else "") + texts[0]
+    if len(texts) > 1:
+        out += "".join(rf"(?>[^/]*?{middle})" for middle in texts[1:-1]) + "[^/]*" + texts[-1]
+    return out
+
+
+def _class_end(segment: str, start: int) -> int:
+    i = start + 1
+    if i < len(segment) and segment[i] in "!^":
+        i += 1
+    if i < len(segment) and segment[i] == "]":
+        i += 1  # a leading "]" is a member, as in the shell
+    while i < len(segment) and segment[i] != "]":
+        i += 1
+    return i if i < len(segment) else -1

@@ -3,20 +3,26 @@
 Binary files, cache folders and very large files are skipped. Most files do not match, so each
 file is first tested as a whole (a literal pattern even before decoding) and split into lines
 only when it can match.
+
+Matching uses the ``regex`` engine (``re`` syntax), which releases the GIL while it matches and
+takes a time limit: a pattern that backtracks catastrophically, such as ``(a+)+$`` on a long line,
+gives up on that file after ``FILE_MATCH_SECONDS`` with a note, and the kernel keeps answering
+meanwhile (``re`` would hold the GIL for the whole match, freezing the notebook).
 """
 
 from __future__ import annotations
 
 import os
-import re
 import threading
+import time
 from dataclasses import dataclass, field
 
+import regex
 from pydantic import BaseModel, Field
 
 from jupyter_agent.loop import AgentTool
 from jupyter_agent.messages import TextContent
-from jupyter_agent.tools.blocking import in_thread
+from jupyter_agent.tools.blocking import Stopped, in_thread
 from jupyter_agent.tools.caps import OutputCaps, clip_line, truncate_head
 from jupyter_agent.tools.errors import ToolError
 from jupyter_agent.tools.glob_pattern import compile_glob
@@ -34,6 +40,10 @@ DESCRIPTION = (
 _REGEX_SPECIALS = set(".^$*+?{}[]\\|()")
 # Most source files fit in one read of this size.
 _FIRST_READ = 65536
+# Matching one file may take this long; past it the pattern is taken to be backtracking.
+FILE_MATCH_SECONDS = 2.0
+# How often (in lines) a long file's line loop looks whether the run was stopped.
+_STOP_CHECK_LINES = 1024
 
 
 class GrepArgs(BaseModel):
@@ -44,15 +54,17 @@ class GrepArgs(BaseModel):
 
 @dataclass
 class _Search:
-    line_regex: re.Pattern[str]
-    whole_regex: re.Pattern[str]
+    line_regex: regex.Pattern[str]
+    whole_regex: regex.Pattern[str]
     literal: bytes | None
     caps: OutputCaps
     lines: list[str] = field(default_factory=list)
     matches: int = 0
     files: int = 0
     skipped_large: int = 0
+    too_slow: list[str] = field(default_factory=list)
     stopped: bool = False
+    stop: threading.Event = field(default_factory=threading.Event)
 
 
 def grep_tool(workspace: Workspace, caps: OutputCaps) -> AgentTool:
@@ -66,7 +78,7 @@ def grep_tool(workspace: Workspace, caps: OutputCaps) -> AgentTool:
 
 
 def search(workspace: Workspace, caps: OutputCaps, args: GrepArgs, stop: threading.Event) -> str:
-    state = _Search(*_compile(args.pattern), caps=caps)
+    state = _Search(*_compile(args.pattern), caps=caps, stop=stop)
     start = workspace.resolve(args.path)
     if not start.exists():
         raise ToolError(f"Path not found: {workspace.relative(start)}.")
@@ -88,11 +100,11 @@ def search(workspace: Workspace, caps: OutputCaps, args: GrepArgs, stop: threadi
     return _report(state, args, workspace.relative(start))
 
 
-def _compile(pattern: str) -> tuple[re.Pattern[str], re.Pattern[str], bytes | None]:
+def _compile(pattern: str) -> tuple[regex.Pattern[str], regex.Pattern[str], bytes | None]:
     try:
-        line_regex = re.compile(pattern)
-        whole_regex = re.compile(pattern, re.MULTILINE)
-    except re.error as error:
+        line_regex = regex.compile(pattern)
+        whole_regex = regex.compile(pattern, regex.MULTILINE)
+    except (regex.error, ValueError) as error:
         raise ToolError(
             f"Invalid regular expression {pattern!r}: {error}. Escape special characters such as "
             "( [ . * + ? with a backslash to match them literally."
@@ -112,11 +124,22 @@ def _search_file(path: str, shown: str, state: _Search) -> None:
     if looks_binary(data):
         return
     text = decode_text(data)
-    if state.literal is None and state.whole_regex.search(text) is None:
-        return
+    deadline = time.monotonic() + FILE_MATCH_SECONDS
+    try:
+        if state.literal is None and state.whole_regex.search(text, timeout=FILE_MATCH_SECONDS) is None:
+            return
+        _search_lines(text, shown, state, deadline)
+    except TimeoutError:
+        state.too_slow.append(shown)
+
+
+def _search_lines(text: str, shown: str, state: _Search, deadline: float) -> None:
+    caps = state.caps
     in_file = 0
     for number, line in enumerate(text.split("\n"), start=1):
-        if state.line_regex.search(line) is None:
+        if number % _STOP_CHECK_LINES == 0 and state.stop.is_set():
+            raise Stopped()
+        if state.line_regex.search(line, timeout=max(deadline - time.monotonic(), 0.001)) is None:
             continue
         in_file += 1
         if in_file <= caps.grep_max_per_file and not state.stopped:
@@ -161,6 +184,12 @@ def _report(state: _Search, args: GrepArgs, shown: str) -> str:
     if state.stopped:
         notes.append(
             f"[Stopped after {state.matches} matching lines; narrow the pattern, path or glob to see the rest.]"
+        )
+    if state.too_slow:
+        names = ", ".join(state.too_slow[:3]) + (f" and {len(state.too_slow) - 3} more" if len(state.too_slow) > 3 else "")
+        notes.append(
+            f"[The pattern took over {FILE_MATCH_SECONDS:g} s on {names}, so those files were not searched: it "
+            "backtracks catastrophically (nested quantifiers such as (a+)+ or (.*)*). Simplify it.]"
         )
     if state.skipped_large:
         notes.append(

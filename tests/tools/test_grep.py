@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from jupyter_agent.tools import OutputCaps
+from jupyter_agent.tools import OutputCaps, grep
 
 pytestmark = pytest.mark.anyio
 
@@ -92,3 +92,25 @@ async def test_huge_files_are_skipped_with_a_note(workspace, run_with):
     run = run_with(caps=OutputCaps(grep_max_file_bytes=100))
     text = await run.text("grep", pattern="needle")
     assert text.startswith("No matches") and "1 files over" in text
+
+
+async def test_a_catastrophic_pattern_gives_up_on_that_file_with_a_note(run, workspace, monkeypatch):
+    monkeypatch.setattr(grep, "FILE_MATCH_SECONDS", 0.2)
+    (workspace / "a_slow.txt").write_text("a" * 5000 + "!\n")
+    (workspace / "b_fine.txt").write_text("aaa\n")
+    text = await run.text("grep", pattern=r"(a+)+$")
+    assert text.splitlines()[0] == "b_fine.txt:1: aaa"
+    assert "took over 0.2 s on a_slow.txt" in text and "Simplify it" in text
+
+
+async def test_a_pattern_too_slow_line_by_line_is_caught_too(run, workspace, monkeypatch):
+    # The whole-file test matches quickly ("aaa" on line 1); the slow line comes after it.
+    monkeypatch.setattr(grep, "FILE_MATCH_SECONDS", 0.2)
+    (workspace / "mixed.txt").write_text("aaa\n" + "a" * 5000 + "!\n")
+    text = await run.text("grep", pattern=r"^(a+)+$")
+    assert "took over 0.2 s on mixed.txt" in text
+
+
+async def test_python_re_syntax_is_kept(run, workspace):
+    (workspace / "a.py").write_text("x = 1\nfoo_bar = 2\n")
+    assert await run.text("grep", pattern=r"(?P<name>foo)_(?P=name)?bar\b") == "a.py:2: foo_bar = 2"
