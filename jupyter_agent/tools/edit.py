@@ -51,7 +51,7 @@ def plan_edit(
 ) -> PlannedChange:
     path = workspace.resolve(args.path)
     shown = workspace.relative(path)
-    data = existing_bytes(workspace, path)
+    data = existing_bytes(workspace, path, "edit")
     if data is None:
         raise ToolError(f"File not found: {shown}. Use write to create a new file.")
     tracker.require_current(path, data, shown, "edit")

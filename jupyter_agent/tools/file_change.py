@@ -2,12 +2,13 @@
 
 A change is planned in a worker thread (resolve, read, verify, compute), announced to
 ``before_write`` on the event loop thread (the session keeps undo snapshots through it), then
-committed in a worker thread that is not abandoned on cancellation.
+committed in a worker thread that is not abandoned on cancellation. The commit replaces the file
+atomically (a full disk or a kill mid-write leaves the original), and only regular files are
+read or replaced: a FIFO or a device is refused, never opened for writing.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -15,10 +16,15 @@ from typing import Callable
 from jupyter_agent.tools.blocking import in_thread
 from jupyter_agent.tools.errors import ToolError
 from jupyter_agent.tools.read_tracker import ReadTracker, digest_of
+from jupyter_agent.tools.regular_file import read_regular, replace_atomically
 from jupyter_agent.tools.textfiles import looks_binary
 from jupyter_agent.tools.workspace import Workspace
 
 BeforeWrite = Callable[[Path], None]
+
+# write and edit hold a file, its text and the new content in memory at once; past this size
+# bash or python (streaming) is the right tool.
+MAX_CHANGE_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -30,17 +36,14 @@ class PlannedChange:
     report: str
 
 
-def existing_bytes(workspace: Workspace, path: Path) -> bytes | None:
+def existing_bytes(workspace: Workspace, path: Path, tool: str) -> bytes | None:
     """The current bytes of a file about to change, ``None`` when it does not exist yet."""
     shown = workspace.relative(path)
     if path.is_dir():
         raise ToolError(f"{shown} is a folder; give a file path.")
     if not path.exists():
         return None
-    try:
-        return path.read_bytes()
-    except OSError as error:
-        raise ToolError(f"Cannot read {shown}: {error.strerror or error}") from None
+    return read_regular(path, shown, tool, MAX_CHANGE_BYTES)
 
 
 def decode_for_edit(data: bytes, shown: str) -> str:
@@ -62,13 +65,10 @@ async def apply_change(plan: PlannedChange, tracker: ReadTracker, before_write: 
 
 def _commit(plan: PlannedChange, tracker: ReadTracker) -> None:
     # The file may have changed between planning and now (another writer, a cell).
-    current = plan.path.read_bytes() if plan.path.exists() else None
+    exists = plan.path.exists()
+    current = read_regular(plan.path, plan.shown, "write", MAX_CHANGE_BYTES) if exists else None
     if current != plan.previous:
         raise ToolError(f"{plan.shown} changed on disk while it was being changed. Read it again and retry.")
-    try:
-        os.makedirs(plan.path.parent, exist_ok=True)
-        with open(plan.path, "wb") as handle:
-            handle.write(plan.content)
-    except OSError as error:
-        raise ToolError(f"Cannot write {plan.shown}: {error.strerror or error}") from None
+    del current  # a large file need not be held twice while the new content is written
+    replace_atomically(plan.path, plan.content, plan.shown)
     tracker.record(plan.path, digest_of(plan.content))

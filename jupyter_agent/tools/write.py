@@ -35,7 +35,7 @@ def write_tool(workspace: Workspace, tracker: ReadTracker, before_write: BeforeW
 def plan_write(workspace: Workspace, tracker: ReadTracker, args: WriteArgs, stop: threading.Event) -> PlannedChange:
     path = workspace.resolve(args.path)
     shown = workspace.relative(path)
-    previous = existing_bytes(workspace, path)
+    previous = existing_bytes(workspace, path, "write")
     if previous is not None:
         tracker.require_current(path, previous, shown, "write")
     content = args.content.encode("utf-8")
