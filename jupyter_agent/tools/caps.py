@@ -22,10 +22,14 @@ class OutputCaps:
     grep_max_matches: int = 200
     # Files this large are logs or data, not source; reading them would stall the search.
     grep_max_file_bytes: int = 20_000_000
+    # Matching one file may take this long; past it the pattern is taken to be backtracking.
+    grep_file_seconds: float = 2.0
     # A tree of 500 entries shows a project's shape; beyond that the model should list a subfolder.
     list_max_entries: int = 500
     # File paths are short; 1000 of them fit the byte cap and say "narrow the pattern" clearly.
     glob_max_results: int = 1000
+    # read hashes a whole file (for read-before-write) up to this size; past it, only the window.
+    read_max_file_bytes: int = 100_000_000
     # Providers refuse images over about 5 MB; a few images per result is plenty.
     max_image_bytes: int = 5_000_000
     max_images: int = 8

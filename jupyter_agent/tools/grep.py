@@ -4,15 +4,17 @@ Binary files, cache folders and very large files are skipped. Most files do not 
 file is first tested as a whole (a literal pattern even before decoding) and split into lines
 only when it can match.
 
-Matching uses the ``regex`` engine (``re`` syntax), which releases the GIL while it matches and
-takes a time limit: a pattern that backtracks catastrophically, such as ``(a+)+$`` on a long line,
-gives up on that file after ``FILE_MATCH_SECONDS`` with a note, and the kernel keeps answering
-meanwhile (``re`` would hold the GIL for the whole match, freezing the notebook).
+The search runs in a child process that Stop kills (``grep_process``): a pattern that backtracks
+catastrophically, such as ``(a+)+$`` on a long line, would otherwise hold the interpreter for as
+long as it runs (``re`` keeps the GIL for a whole match, freezing the notebook). Inside the child
+the ``regex`` engine (``re`` syntax) gives up on a file after ``caps.grep_file_seconds`` where it can,
+with a note, so one bad file does not cost the whole search.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from dataclasses import dataclass, field
@@ -26,6 +28,8 @@ from jupyter_agent.tools.blocking import Stopped, in_thread
 from jupyter_agent.tools.caps import OutputCaps, clip_line, truncate_head
 from jupyter_agent.tools.errors import ToolError
 from jupyter_agent.tools.glob_pattern import compile_glob
+from jupyter_agent.tools.grep_process import run_bounded
+from jupyter_agent.tools.regular_file import refuse_special
 from jupyter_agent.tools.textfiles import decode_text, has_binary_extension, looks_binary
 from jupyter_agent.tools.walk import walk
 from jupyter_agent.tools.workspace import Workspace
@@ -40,8 +44,7 @@ DESCRIPTION = (
 _REGEX_SPECIALS = set(".^$*+?{}[]\\|()")
 # Most source files fit in one read of this size.
 _FIRST_READ = 65536
-# Matching one file may take this long; past it the pattern is taken to be backtracking.
-FILE_MATCH_SECONDS = 2.0
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
 # How often (in lines) a long file's line loop looks whether the run was stopped.
 _STOP_CHECK_LINES = 1024
 
@@ -69,7 +72,7 @@ class _Search:
 
 def grep_tool(workspace: Workspace, caps: OutputCaps) -> AgentTool:
     async def execute(args: GrepArgs, signal) -> list:
-        text = await in_thread(lambda stop: search(workspace, caps, args, stop))
+        text = await in_thread(lambda stop: run_bounded(search, (workspace, caps, args), stop))
         return [TextContent(text=text)]
 
     return AgentTool(
@@ -77,7 +80,9 @@ def grep_tool(workspace: Workspace, caps: OutputCaps) -> AgentTool:
     )
 
 
-def search(workspace: Workspace, caps: OutputCaps, args: GrepArgs, stop: threading.Event) -> str:
+def search(workspace: Workspace, caps: OutputCaps, args: GrepArgs, stop: threading.Event | None = None) -> str:
+    """The search itself; the tool runs it in a child process (``grep_process``)."""
+    stop = stop or threading.Event()
     state = _Search(*_compile(args.pattern), caps=caps, stop=stop)
     start = workspace.resolve(args.path)
     if not start.exists():
@@ -86,6 +91,8 @@ def search(workspace: Workspace, caps: OutputCaps, args: GrepArgs, stop: threadi
     by_path = bool(args.glob and "/" in args.glob)
     if start.is_file():
         _search_file(str(start), workspace.relative(start), state)
+    elif not start.is_dir():
+        refuse_special(start.stat().st_mode, workspace.relative(start), "grep")
     else:
         # Names are built from the walk's relative paths: os.path.relpath per file costs more than the search.
         prefix = "" if start == workspace.root else workspace.relative(start) + "/"
@@ -124,9 +131,10 @@ def _search_file(path: str, shown: str, state: _Search) -> None:
     if looks_binary(data):
         return
     text = decode_text(data)
-    deadline = time.monotonic() + FILE_MATCH_SECONDS
+    seconds = state.caps.grep_file_seconds
+    deadline = time.monotonic() + seconds
     try:
-        if state.literal is None and state.whole_regex.search(text, timeout=FILE_MATCH_SECONDS) is None:
+        if state.literal is None and state.whole_regex.search(text, timeout=seconds) is None:
             return
         _search_lines(text, shown, state, deadline)
     except TimeoutError:
@@ -157,21 +165,30 @@ def _read_small(path: str, limit: int) -> bytes | None:
     """The file's bytes, ``b""`` when unreadable, ``None`` when over ``limit``.
 
     Raw os calls and one read for most source files: opening 50 000 files through ``open()``
-    and ``stat()`` each costs more than searching them.
+    and ``stat()`` each costs more than searching them. The walk yields regular files only;
+    ``O_NONBLOCK`` keeps a FIFO swapped in since from blocking the open, and a file that fills the
+    first read is checked to be regular before it is read on (a device would never end).
     """
     try:
-        descriptor = os.open(path, os.O_RDONLY)
+        descriptor = os.open(path, _OPEN_FLAGS)
     except OSError:
         return b""
     try:
         data = os.read(descriptor, _FIRST_READ)
         if len(data) < _FIRST_READ:
             return data if len(data) <= limit else None
-        if os.fstat(descriptor).st_size > limit:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            return b""
+        if status.st_size > limit:
             return None
         chunks = [data]
+        size = len(data)
         while chunk := os.read(descriptor, 1 << 20):
             chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:  # grew while being read
+                return None
         return b"".join(chunks)
     except OSError:
         return b""
@@ -188,7 +205,7 @@ def _report(state: _Search, args: GrepArgs, shown: str) -> str:
     if state.too_slow:
         names = ", ".join(state.too_slow[:3]) + (f" and {len(state.too_slow) - 3} more" if len(state.too_slow) > 3 else "")
         notes.append(
-            f"[The pattern took over {FILE_MATCH_SECONDS:g} s on {names}, so those files were not searched: it "
+            f"[The pattern took over {state.caps.grep_file_seconds:g} s on {names}, so those files were not searched: it "
             "backtracks catastrophically (nested quantifiers such as (a+)+ or (.*)*). Simplify it.]"
         )
     if state.skipped_large:

@@ -1,7 +1,8 @@
 """Walking the workspace for list, grep and glob: sorted, bounded, never out through a link.
 
 Linked folders are not entered (that is how ``grep -r`` avoids loops and escapes); linked files
-are kept only when their target is inside the workspace.
+are kept only when their target is inside the workspace. Walks yield folders and regular files
+only: a FIFO blocks whoever opens it and a device can be read forever.
 """
 
 from __future__ import annotations
@@ -68,6 +69,14 @@ def entry_is_dir(entry: os.DirEntry) -> bool:
     return entry.is_dir(follow_symlinks=False)
 
 
+def _is_regular(entry: os.DirEntry) -> bool:
+    # The directory entry's type: no stat call except for links and file systems without d_type.
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
 def walk(
     start: str,
     workspace: Workspace,
@@ -88,6 +97,8 @@ def walk(
         entry = pending.pop()
         relative = prefix + entry.name
         is_dir = entry_is_dir(entry)
+        if not is_dir and not _is_regular(entry):
+            continue
         yield Entry(entry.path, relative, entry.name, is_dir, depth)
         if is_dir and (max_depth is None or depth < max_depth):
             stack.append((entry.path, relative + "/", depth + 1, scan_sorted(entry.path, workspace)[::-1]))

@@ -1,8 +1,12 @@
+import multiprocessing
 import os
 
+import anyio
 import pytest
 
-from jupyter_agent.tools import OutputCaps, grep
+from jupyter_agent import AbortController
+from jupyter_agent.loop import RunCancelled
+from jupyter_agent.tools import OutputCaps
 
 pytestmark = pytest.mark.anyio
 
@@ -94,8 +98,8 @@ async def test_huge_files_are_skipped_with_a_note(workspace, run_with):
     assert text.startswith("No matches") and "1 files over" in text
 
 
-async def test_a_catastrophic_pattern_gives_up_on_that_file_with_a_note(run, workspace, monkeypatch):
-    monkeypatch.setattr(grep, "FILE_MATCH_SECONDS", 0.2)
+async def test_a_catastrophic_pattern_gives_up_on_that_file_with_a_note(run_with, workspace):
+    run = run_with(caps=OutputCaps(grep_file_seconds=0.2))
     (workspace / "a_slow.txt").write_text("a" * 5000 + "!\n")
     (workspace / "b_fine.txt").write_text("aaa\n")
     text = await run.text("grep", pattern=r"(a+)+$")
@@ -103,9 +107,9 @@ async def test_a_catastrophic_pattern_gives_up_on_that_file_with_a_note(run, wor
     assert "took over 0.2 s on a_slow.txt" in text and "Simplify it" in text
 
 
-async def test_a_pattern_too_slow_line_by_line_is_caught_too(run, workspace, monkeypatch):
+async def test_a_pattern_too_slow_line_by_line_is_caught_too(run_with, workspace):
     # The whole-file test matches quickly ("aaa" on line 1); the slow line comes after it.
-    monkeypatch.setattr(grep, "FILE_MATCH_SECONDS", 0.2)
+    run = run_with(caps=OutputCaps(grep_file_seconds=0.2))
     (workspace / "mixed.txt").write_text("aaa\n" + "a" * 5000 + "!\n")
     text = await run.text("grep", pattern=r"^(a+)+$")
     assert "took over 0.2 s on mixed.txt" in text
@@ -114,3 +118,31 @@ async def test_a_pattern_too_slow_line_by_line_is_caught_too(run, workspace, mon
 async def test_python_re_syntax_is_kept(run, workspace):
     (workspace / "a.py").write_text("x = 1\nfoo_bar = 2\n")
     assert await run.text("grep", pattern=r"(?P<name>foo)_(?P=name)?bar\b") == "a.py:2: foo_bar = 2"
+
+
+def grep_children():
+    return [child for child in multiprocessing.active_children() if child.name == "jupyter-agent-grep"]
+
+
+async def test_abort_kills_a_search_stuck_in_one_match(run, workspace):
+    # This pattern on this line ignores the engine's own time limit: only killing the child ends it.
+    (workspace / "stuck.txt").write_text("a" * 60 + "!\n")
+    controller = AbortController()
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            results = []
+
+            async def call():
+                try:
+                    await run("grep", abort=controller.signal, pattern=r"^(a|aa)+$")
+                except RunCancelled:
+                    results.append("cancelled")
+
+            group.start_soon(call)
+            while not grep_children():
+                await anyio.sleep(0.01)
+            child = grep_children()[0]
+            controller.abort()
+    assert results == ["cancelled"]
+    child.join(10)
+    assert not child.is_alive()
