@@ -1,52 +1,46 @@
-"""Running a grep in a child process that Stop, abort or a time limit kills at once.
+"""Running a grep in a worker process that Stop, abort or a time limit kills at once.
 
 A regular expression engine cannot be interrupted inside one match: a pattern that backtracks
 catastrophically runs for as long as it likes, and the ``regex`` engine's own time limit is not
-always honoured (a 3 s limit took 25 s on ``(a+)+$`` and 5000 ``a``). In a child process the
-search is bounded for certain: the kernel's thread only waits on a pipe, and killing the child
-ends the match. Children are forked from the standard library's fork server (started once, with
-this package preloaded), so each search starts in milliseconds and never forks the kernel itself.
+always honoured (a 3 s limit took 25 s on ``(a+)+$`` and 5000 ``a``). In a worker process the
+search is bounded for certain: the kernel's thread only waits on a pipe, and killing the worker
+ends the match. Workers are plain ``python`` processes (never a fork of the kernel and its
+threads) kept for reuse, so only the first search, and the first after a kill, waits for one to start.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import os
+import pickle
+import select
+import struct
+import subprocess
+import sys
 import threading
 import time
-from multiprocessing.connection import Connection
-from typing import Callable
+from typing import IO, Any, Callable
 
 from jupyter_agent.tools.blocking import Stopped
 from jupyter_agent.tools.errors import ToolError
 
 # A search of 50 000 files takes seconds; one this long is stuck in a pattern, not reading files.
 SEARCH_SECONDS = 120.0
-_POLL_SECONDS = 0.02
-_PRELOAD = ["jupyter_agent.tools.grep"]
-_context_lock = threading.Lock()
-_context: multiprocessing.context.BaseContext | None = None
+_IDLE_WORKERS = 2
+_BOOT = "from jupyter_agent.tools.grep_process import serve; serve()"
+_HEADER = struct.Struct("!Q")
 
-
-def _fork_server() -> multiprocessing.context.BaseContext:
-    global _context
-    with _context_lock:
-        if _context is None:
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(_PRELOAD)  # no effect when the user's code started it first
-            _context = context
-        return _context
+_idle: list[subprocess.Popen] = []
+_idle_lock = threading.Lock()
 
 
 def run_bounded(work: Callable[..., str], arguments: tuple, stop: threading.Event, seconds: float = SEARCH_SECONDS) -> str:
-    """``work(*arguments)`` in a child process; its ``ToolError`` message comes back as one."""
-    context = _fork_server()
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(work, arguments, sender), daemon=True, name="jupyter-agent-grep")
+    """``work(*arguments)`` in a worker process; a ``ToolError`` there is raised here with its text."""
+    worker = _take_worker()
+    finished = False
     try:
-        child.start()
-        sender.close()
+        _send(worker.stdin, (work, arguments))
         deadline = time.monotonic() + seconds
-        while not receiver.poll(_POLL_SECONDS):
+        while not select.select([worker.stdout], [], [], 0.02)[0]:
             if stop.is_set():
                 raise Stopped()
             if time.monotonic() > deadline:
@@ -54,27 +48,77 @@ def run_bounded(work: Callable[..., str], arguments: tuple, stop: threading.Even
                     f"The search took over {seconds:g} s and was stopped. Narrow the path or glob, or "
                     "simplify the pattern (nested quantifiers such as (a+)+ backtrack without end)."
                 )
-            if not child.is_alive() and not receiver.poll(0):
-                raise ToolError(f"The search process ended unexpectedly (exit code {child.exitcode}).")
-        try:
-            failed, text = receiver.recv()
-        except EOFError:
-            raise ToolError(f"The search process ended unexpectedly (exit code {child.exitcode}).") from None
+        reply = _receive(worker.stdout)
+        if reply is None:
+            raise ToolError(f"The search process ended unexpectedly (exit code {worker.poll()}).")
+        finished = True
     finally:
-        if child.is_alive():
-            child.kill()
-        if child.pid is not None:
-            child.join(5)
-        receiver.close()
+        if finished:
+            _give_back(worker)
+        else:
+            _kill(worker)
+    failed, text = reply
     if failed:
         raise ToolError(text)
     return text
 
 
-def _child(work: Callable[..., str], arguments: tuple, sender: Connection) -> None:
-    try:
-        result = (False, work(*arguments))
-    except ToolError as error:
-        result = (True, error.message)
-    sender.send(result)
-    sender.close()
+def _take_worker() -> subprocess.Popen:
+    with _idle_lock:
+        while _idle:
+            worker = _idle.pop()
+            if worker.poll() is None:
+                return worker
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join(path for path in sys.path if path))
+    return subprocess.Popen(
+        [sys.executable, "-c", _BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment,
+        start_new_session=True,  # a Ctrl-C meant for the kernel does not reach it
+    )
+
+
+def _give_back(worker: subprocess.Popen) -> None:
+    with _idle_lock:
+        if len(_idle) < _IDLE_WORKERS:
+            _idle.append(worker)
+            return
+    _kill(worker)
+
+
+def _kill(worker: subprocess.Popen) -> None:
+    worker.kill()
+    worker.wait()
+    for stream in (worker.stdin, worker.stdout):
+        if stream is not None:
+            stream.close()
+
+
+def _send(stream: IO[bytes] | None, value: Any) -> None:
+    assert stream is not None
+    data = pickle.dumps(value)
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def _receive(stream: IO[bytes] | None) -> Any:
+    assert stream is not None
+    header = stream.read(_HEADER.size)
+    if len(header) < _HEADER.size:
+        return None
+    (size,) = _HEADER.unpack(header)
+    data = stream.read(size)
+    return pickle.loads(data) if len(data) == size else None
+
+
+def serve() -> None:
+    """The worker: one request at a time from stdin, each answer to stdout, until stdin closes."""
+    requests, replies = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing but replies may reach the pipe
+    while (request := _receive(requests)) is not None:
+        work, arguments = request
+        try:
+            reply = (False, work(*arguments))
+        except ToolError as error:
+            reply = (True, error.message)
+        except Exception as error:  # the kernel side shows it as a tool error
+            reply = (True, f"The search failed: {type(error).__name__}: {error}")
+        _send(replies, reply)

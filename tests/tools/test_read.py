@@ -75,3 +75,29 @@ async def test_empty_file(run, workspace):
 async def test_invalid_offset_is_a_validation_error(run, workspace):
     (workspace / "a.txt").write_text("x\n")
     assert "Validation failed" in await run.error("read", path="a.txt", offset=0)
+
+
+async def test_a_one_line_file_is_read_in_bounded_memory_with_its_length(run, workspace):
+    import tracemalloc
+
+    (workspace / "one.json").write_bytes(b"[" + b"1," * 15_000_000 + b"1]")  # 30 MB, one line
+    tracemalloc.start()
+    try:
+        text = await run.text("read", path="one.json")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert text == "1|[" + "1," * 999 + "1… [29998003 more bytes]"
+    assert peak < 8_000_000  # a few 1 MB blocks, not the line (joining it cost twice its size)
+
+
+async def test_past_the_size_cap_only_the_window_is_read_and_edit_is_told(workspace, run_with):
+    from jupyter_agent.tools import OutputCaps
+
+    (workspace / "huge.log").write_text("".join(f"line {i}\n" for i in range(1000)))
+    run = run_with(caps=OutputCaps(read_max_file_bytes=2000))
+    text = await run.text("read", path="huge.log", limit=2)
+    assert text.startswith("1|line 0\n2|line 1\n[Showing lines 1-2. huge.log is 6.8 KB, over the 2.0 KB read takes whole")
+    assert "Use offset=3" in text
+    assert "not in them" in await run.error("read", path="huge.log", offset=900)
+    assert "has not been read" in await run.error("edit", path="huge.log", old_text="line 1\n", new_text="x\n")
