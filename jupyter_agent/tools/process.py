@@ -2,7 +2,9 @@
 
 The command gets a new session (so it and everything it starts share one process group), stdin
 from /dev/null (a command that reads stdin sees EOF at once) and two pipes whose head and tail are
-kept while it runs. On timeout or abort the group gets SIGTERM, then SIGKILL after a short grace.
+kept while it runs. On timeout or abort the whole tree, including processes that left the group
+(``setsid``, daemons; see ``process_tree``), is frozen and recorded, gets SIGTERM, then SIGKILL
+after a short grace, always, whether or not the shell is still alive.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from jupyter_agent.loop import AbortSignal
 from jupyter_agent.tools.caps import HeadTailBuffer
 from jupyter_agent.tools.errors import ToolError
+from jupyter_agent.tools.process_tree import become_subreaper, descendants, freeze_tree, signal_each, signal_group
 
 # Long enough for a well-behaved process to clean up, short enough that stop feels immediate.
 TERM_GRACE = 1.0
@@ -67,6 +70,7 @@ async def run_command(
             cwd=cwd,
             env=child_environment(),
             start_new_session=True,
+            preexec_fn=become_subreaper,
         )
     except OSError as error:
         raise ToolError(f"The command could not be started: {error}") from None
@@ -85,12 +89,13 @@ async def run_command(
     exited = asyncio.ensure_future(_exit_of(process))
     abort_wait = asyncio.ensure_future(abort_requested.wait())
     result = CommandResult(None, stdout, stderr)
+    tree: set[int] = set()
     try:
         await asyncio.wait({exited, abort_wait}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         if not exited.done():
             result.aborted = abort_requested.is_set()
             result.timed_out = not result.aborted
-            await kill_group(process)
+            await kill_tree(process, tree)
         await asyncio.wait(readers, timeout=DRAIN_GRACE)
         result.exit_code = process.returncode
     finally:
@@ -99,24 +104,42 @@ async def run_command(
         for reader in readers:
             reader.cancel()
         exited.cancel()
-        if process.returncode is None:
+        cancelled = process.returncode is None and not (result.timed_out or result.aborted)
+        if cancelled:
             # Cancelled while waiting (the run was stopped): no time for grace, kill now.
-            _signal_group(process.pid, signals.SIGKILL)
+            tree |= freeze_tree(process.pid)
+        if cancelled or result.timed_out or result.aborted:
+            # Always after a stop, even one the shell obeyed: a child forked during the SIGTERM lives on.
+            _kill_now(process, tree)
+        if process.returncode is None:
             await _reap_briefly(process)
         _close_pipes(process)
     result.seconds = time.monotonic() - started
     return result
 
 
-async def kill_group(process: asyncio.subprocess.Process) -> None:
-    _signal_group(process.pid, signals.SIGTERM)
+async def kill_tree(process: asyncio.subprocess.Process, tree: set[int]) -> None:
+    """SIGTERM to the frozen tree, a grace to clean up, then SIGKILL; ``tree`` gets every member."""
+    tree |= freeze_tree(process.pid)
+    signal_group(process.pid, signals.SIGTERM)
+    signal_each(tree, signals.SIGTERM)
+    signal_group(process.pid, signals.SIGCONT)
+    signal_each(tree, signals.SIGCONT)
     try:
         await asyncio.wait_for(_exit_of(process), TERM_GRACE)
     except asyncio.TimeoutError:
         pass
-    # Children may outlive the shell (or ignore SIGTERM); the group still exists while they run.
-    _signal_group(process.pid, signals.SIGKILL)
+    _kill_now(process, tree)
     await _exit_of(process)
+
+
+def _kill_now(process: asyncio.subprocess.Process, tree: set[int]) -> None:
+    if process.returncode is None:
+        # The shell, while alive, adopts orphans: sweep once more before the group dies. (Once
+        # it is reaped its pid may belong to someone else, so no sweep from it then.)
+        tree |= descendants(process.pid)
+    signal_each(tree, signals.SIGKILL)
+    signal_group(process.pid, signals.SIGKILL)
 
 
 async def _exit_of(process: asyncio.subprocess.Process) -> int:
@@ -143,13 +166,6 @@ def _close_pipes(process: asyncio.subprocess.Process) -> None:
     transport = getattr(process, "_transport", None)
     if transport is not None:
         transport.close()
-
-
-def _signal_group(pgid: int, signum: int) -> None:
-    try:
-        os.killpg(pgid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 async def _drain(stream: asyncio.StreamReader | None, buffer: HeadTailBuffer[bytes]) -> None:

@@ -1,0 +1,114 @@
+"""No process a bash command started survives its abort or timeout: not its group, not setsid
+children, not daemons that double-forked away, not a child forked during the SIGTERM."""
+
+import asyncio
+import os
+import random
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from jupyter_agent import AbortController
+from jupyter_agent.tools.process import run_command
+from jupyter_agent.tools.process_tree import descendants
+
+pytestmark = pytest.mark.anyio
+
+# Each leaves processes behind in its own way; all of them sleep far longer than the test runs.
+COMMANDS = [
+    "sleep 600 & wait",
+    "setsid sleep 600 & wait",
+    "(setsid sh -c 'sleep 600 & sleep 600') & sleep 600",
+    "sh -c 'sleep 600 &' ; sleep 600",  # a daemon: its parent exits at once
+    "nohup sleep 600 >/dev/null 2>&1 & disown; sleep 600",
+    "trap 'sleep 600 &' TERM; while :; do sleep 0.01; done",  # forks during the SIGTERM
+    "for i in 1 2 3; do (setsid sleep 600 &); done; sleep 600",
+]
+
+
+def marked_processes(mark: str) -> list[int]:
+    """Live processes whose environment carries ``mark`` (every descendant inherits it)."""
+    found = []
+    needle = mark.encode()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as handle:
+                if needle not in handle.read():
+                    continue
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                if handle.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X"):
+                    continue
+        except OSError:
+            continue
+        found.append(int(name))
+    return found
+
+
+@pytest.fixture
+def cpu_load():
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    yield
+    for burner in burners:
+        burner.kill()
+        burner.wait()
+
+
+@pytest.fixture
+def mark(monkeypatch):
+    value = f"survivor-{uuid.uuid4().hex}"
+    monkeypatch.setenv("JUPYTER_AGENT_TEST_MARK", value)
+    yield value
+    for pid in marked_processes(value):  # never leave survivors to the rest of the suite
+        os.kill(pid, 9)
+
+
+async def abort_one(rng: random.Random, workspace) -> None:
+    controller = AbortController()
+    task = asyncio.ensure_future(
+        run_command(rng.choice(COMMANDS), cwd=str(workspace), timeout=30, signal=controller.signal, capture_bytes=1000)
+    )
+    await asyncio.sleep(rng.uniform(0, 0.15))  # the attack: an abort at a random moment
+    controller.abort()
+    result = await asyncio.wait_for(task, 30)
+    assert result.aborted or result.exit_code is not None
+
+
+async def test_200_random_aborts_under_cpu_load_leave_no_survivor(workspace, cpu_load, mark):
+    rng = random.Random(12)
+    for _ in range(50):
+        await asyncio.gather(*(abort_one(rng, workspace) for _ in range(4)))
+    assert marked_processes(mark) == []
+
+
+async def test_a_timeout_kills_setsid_and_daemonized_children(workspace, mark):
+    command = "(setsid sleep 600 &); sh -c 'sleep 600 &'; nohup setsid sleep 600 >/dev/null 2>&1 & sleep 600"
+    result = await run_command(command, cwd=str(workspace), timeout=0.5, signal=AbortController().signal, capture_bytes=1000)
+    assert result.timed_out
+    assert marked_processes(mark) == []
+
+
+async def test_a_command_that_ends_normally_keeps_its_background_jobs(workspace, mark):
+    result = await run_command(
+        "setsid sleep 600 >/dev/null 2>&1 &", cwd=str(workspace), timeout=30, signal=AbortController().signal, capture_bytes=1000
+    )
+    assert result.exit_code == 0
+    assert len(marked_processes(mark)) == 1  # a server started on purpose keeps running
+
+
+def test_descendants_follow_the_tree():
+    parent = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30 & wait"])
+    try:
+        deadline = time.monotonic() + 10
+        while len(descendants(parent.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(descendants(parent.pid)) == 2
+    finally:
+        for pid in descendants(parent.pid):
+            os.kill(pid, 9)
+        parent.kill()
+        parent.wait()
