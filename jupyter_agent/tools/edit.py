@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import threading
 
 from pydantic import BaseModel, Field
@@ -11,6 +10,7 @@ from jupyter_agent.loop import AgentTool
 from jupyter_agent.messages import TextContent
 from jupyter_agent.tools.blocking import in_thread
 from jupyter_agent.tools.caps import OutputCaps, truncate_head
+from jupyter_agent.tools.edit_diff import edit_diff, occurrences
 from jupyter_agent.tools.errors import ToolError
 from jupyter_agent.tools.file_change import (
     BeforeWrite,
@@ -63,7 +63,8 @@ def plan_edit(
     # A CRLF file is edited in LF form so the model's "\n" texts match; endings are restored after.
     crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
     body, old, new = (_lf(text), _lf(args.old_text), _lf(args.new_text)) if crlf else (text, args.old_text, args.new_text)
-    count = body.count(old)
+    positions = occurrences(body, old) if args.replace_all else occurrences_up_to_two(body, old)
+    count = len(positions) if args.replace_all or len(positions) < 2 else body.count(old)
     if count == 0:
         raise ToolError(
             f"old_text was not found in {shown}. It must match exactly, including whitespace and "
@@ -74,14 +75,23 @@ def plan_edit(
             f"old_text appears {count} times in {shown}. Include more surrounding lines to make it "
             "unique, or set replace_all to true to replace every occurrence."
         )
+    diff = edit_diff(body, old, new, positions, shown, caps.max_lines)
     changed = body.replace(old, new) if args.replace_all else body.replace(old, new, 1)
-    diff = "\n".join(
-        difflib.unified_diff(body.split("\n"), changed.split("\n"), f"a/{shown}", f"b/{shown}", lineterm="")
-    )
+    del body, text  # the file is held as bytes (to detect a concurrent change) and as new content only
     content = (changed.replace("\n", "\r\n") if crlf else changed).encode("utf-8")
+    del changed
     noun = "occurrence" if count == 1 else "occurrences"
     report = truncate_head(f"Replaced {count} {noun} in {shown}.\n{diff}", caps, "The edit was applied in full.")
     return PlannedChange(path=path, shown=shown, content=content, previous=data, report=report)
+
+
+def occurrences_up_to_two(body: str, old: str) -> list[int]:
+    # One replacement needs the unique place; a second one found is enough to refuse.
+    first = body.find(old)
+    if first < 0:
+        return []
+    second = body.find(old, first + len(old))
+    return [first] if second < 0 else [first, second]
 
 
 def _lf(text: str) -> str:

@@ -29,17 +29,18 @@ _IDLE_WORKERS = 2
 _BOOT = "from jupyter_agent.tools.grep_process import serve; serve()"
 _HEADER = struct.Struct("!Q")
 
-_idle: list[subprocess.Popen] = []
+_idle: list[subprocess.Popen[bytes]] = []
 _idle_lock = threading.Lock()
 
 
-def run_bounded(work: Callable[..., str], arguments: tuple, stop: threading.Event, seconds: float = SEARCH_SECONDS) -> str:
+def run_bounded(work: Callable[..., str], arguments: tuple[Any, ...], stop: threading.Event, seconds: float = SEARCH_SECONDS) -> str:
     """``work(*arguments)`` in a worker process; a ``ToolError`` there is raised here with its text."""
     worker = _take_worker()
     finished = False
     try:
         _send(worker.stdin, (work, arguments))
         deadline = time.monotonic() + seconds
+        assert worker.stdout is not None
         while not select.select([worker.stdout], [], [], 0.02)[0]:
             if stop.is_set():
                 raise Stopped()
@@ -60,10 +61,10 @@ def run_bounded(work: Callable[..., str], arguments: tuple, stop: threading.Even
     failed, text = reply
     if failed:
         raise ToolError(text)
-    return text
+    return str(text)
 
 
-def _take_worker() -> subprocess.Popen:
+def _take_worker() -> subprocess.Popen[bytes]:
     with _idle_lock:
         while _idle:
             worker = _idle.pop()
@@ -76,7 +77,7 @@ def _take_worker() -> subprocess.Popen:
     )
 
 
-def _give_back(worker: subprocess.Popen) -> None:
+def _give_back(worker: subprocess.Popen[bytes]) -> None:
     with _idle_lock:
         if len(_idle) < _IDLE_WORKERS:
             _idle.append(worker)
@@ -84,7 +85,7 @@ def _give_back(worker: subprocess.Popen) -> None:
     _kill(worker)
 
 
-def _kill(worker: subprocess.Popen) -> None:
+def _kill(worker: subprocess.Popen[bytes]) -> None:
     worker.kill()
     worker.wait()
     for stream in (worker.stdin, worker.stdout):

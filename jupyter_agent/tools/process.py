@@ -61,19 +61,7 @@ async def run_command(
     if signal.aborted:
         return CommandResult(None, stdout, stderr, aborted=True)
     started = time.monotonic()
-    try:
-        process = await asyncio.create_subprocess_exec(
-            shell_path(), "-c", command,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=cwd,
-            env=child_environment(),
-            start_new_session=True,
-            preexec_fn=become_subreaper,
-        )
-    except OSError as error:
-        raise ToolError(f"The command could not be started: {error}") from None
+    process = await _start(command, cwd)
     readers = [
         asyncio.ensure_future(_drain(process.stdout, stdout)),
         asyncio.ensure_future(_drain(process.stderr, stderr)),
@@ -116,6 +104,41 @@ async def run_command(
         _close_pipes(process)
     result.seconds = time.monotonic() - started
     return result
+
+
+async def _start(command: str, cwd: str) -> asyncio.subprocess.Process:
+    creating = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            shell_path(), "-c", command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=child_environment(),
+            start_new_session=True,
+            preexec_fn=become_subreaper,
+        )
+    )
+    try:
+        return await asyncio.shield(creating)
+    except asyncio.CancelledError:
+        # The shell may already run (and have started children) before the creation returns;
+        # cancelling it there would kill the shell alone. Let it finish, then kill the tree.
+        while not creating.done():
+            try:
+                await asyncio.shield(creating)
+            except asyncio.CancelledError:
+                continue
+            except OSError:
+                break
+        if not creating.cancelled() and creating.exception() is None:
+            process = creating.result()
+            _kill_now(process, freeze_tree(process.pid))
+            await _reap_briefly(process)
+            _close_pipes(process)
+        raise
+    except OSError as error:
+        raise ToolError(f"The command could not be started: {error}") from None
 
 
 async def kill_tree(process: asyncio.subprocess.Process, tree: set[int]) -> None:

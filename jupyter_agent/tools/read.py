@@ -102,7 +102,9 @@ class _Window:
         if number < self.first or self.full:
             return
         text = decode_text(raw).rstrip("\r")
-        if length > len(raw):
+        if length < 0:  # a line cut by the scan limit: its length is not known
+            text = text[: self.caps.max_line_chars] + "… [the line goes on past what was read]"
+        elif length > len(raw):
             text = text[: self.caps.max_line_chars]
             text += f"… [{length - utf8_len(text)} more bytes]"
         else:
@@ -145,9 +147,10 @@ class _LineSplitter:
             self.head += last[: window.keep - len(self.head)]
         self.length += len(last)
 
-    def close(self) -> None:
+    def close(self, *, cut: bool = False) -> None:
+        """The last line: the end of the file, or where reading stopped (``cut``)."""
         if self.length:
-            self._finish(self.head, self.length)
+            self._finish(self.head, -1 if cut else self.length)
 
     def _finish(self, raw: bytes, length: int) -> None:
         self.total += 1
@@ -173,7 +176,11 @@ def _numbered_window(
         scanned += len(block)
         if whole:
             digest.update(block)
-        elif window.full or scanned > caps.read_max_file_bytes:
+        elif window.full:
+            break
+        elif scanned > caps.read_max_file_bytes:
+            lines.feed(block[: len(block) - (scanned - caps.read_max_file_bytes)])
+            lines.close(cut=True)
             break
         lines.feed(block)
     else:

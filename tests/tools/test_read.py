@@ -97,7 +97,16 @@ async def test_past_the_size_cap_only_the_window_is_read_and_edit_is_told(worksp
     (workspace / "huge.log").write_text("".join(f"line {i}\n" for i in range(1000)))
     run = run_with(caps=OutputCaps(read_max_file_bytes=2000))
     text = await run.text("read", path="huge.log", limit=2)
-    assert text.startswith("1|line 0\n2|line 1\n[Showing lines 1-2. huge.log is 6.8 KB, over the 2.0 KB read takes whole")
+    assert text.startswith("1|line 0\n2|line 1\n[Showing lines 1-2. huge.log is 8.7 KB, over the 2.0 KB read takes whole")
     assert "Use offset=3" in text
     assert "not in them" in await run.error("read", path="huge.log", offset=900)
     assert "has not been read" in await run.error("edit", path="huge.log", old_text="line 1\n", new_text="x\n")
+
+
+async def test_a_one_line_file_past_the_size_cap_shows_its_start(workspace, run_with):
+    from jupyter_agent.tools import OutputCaps
+
+    (workspace / "one.txt").write_bytes(b"y" * 3_000_000)
+    run = run_with(caps=OutputCaps(read_max_file_bytes=1_500_000, max_line_chars=10))
+    text = await run.text("read", path="one.txt")
+    assert text.startswith("1|yyyyyyyyyy… [the line goes on past what was read]\n[Showing lines 1-1. one.txt is 2.9 MB")

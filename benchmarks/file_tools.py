@@ -1,0 +1,111 @@
+"""Benchmarks for read and edit on large files, as ratios against baselines of the same run.
+
+1. read of a one-line file (default 200 MB): wall time against ``wc -l`` on the same file, and
+   the peak RSS the read adds to a process that only imported the tools, against the file size.
+2. edit of one line in a source-like file (default 20 MB): wall time against ``cp`` of the file,
+   and the peak RSS the edit adds, against the file size.
+
+Each measurement runs in a fresh process (peak RSS is per process); min-median-max of 5 rounds,
+baseline and tool interleaved. Run: python benchmarks/file_tools.py [--read-mb 200] [--edit-mb 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CHILD = """
+import asyncio, json, resource, sys, time
+from jupyter_agent import AbortController, ToolCall
+from jupyter_agent.loop.execute_tool import execute_tool
+from jupyter_agent.tools import coding_tools
+
+workspace, action = sys.argv[1], sys.argv[2]
+tools = {tool.name: tool for tool in coding_tools(workspace)}
+signal = AbortController().signal
+
+def call(name, **arguments):
+    result = asyncio.run(execute_tool(ToolCall(id="c", name=name, arguments=arguments), tools, signal))
+    assert not result.is_error, result.content[0].text[:300]
+
+if action == "edit":
+    call("read", path="file.txt", limit=1)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+started = time.perf_counter()
+if action == "read":
+    call("read", path="file.txt")
+else:
+    call("edit", path="file.txt", old_text="TARGET = 1", new_text="TARGET = 2")
+seconds = time.perf_counter() - started
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"seconds": seconds, "added_rss": max(after - before, 0)}))
+"""
+
+
+def run_child(folder: Path, action: str) -> dict:
+    output = subprocess.run([sys.executable, "-c", CHILD, str(folder), action], capture_output=True, text=True, check=True)
+    return json.loads(output.stdout)
+
+
+def timed(command: list[str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, capture_output=True, check=True)
+    return time.perf_counter() - started
+
+
+def spread(values: list[float]) -> str:
+    return f"{min(values):6.2f} {statistics.median(values):6.2f} {max(values):6.2f}"
+
+
+def measure(label: str, folder: Path, action: str, baseline: list[str], rounds: int) -> None:
+    size = (folder / "file.txt").stat().st_size
+    base, ours, memory = [], [], []
+    for _ in range(rounds):
+        base.append(timed(baseline))
+        result = run_child(folder, action)
+        if action == "edit":  # put the target back for the next round (it is in the last 50 KB)
+            with open(folder / "file.txt", "r+b") as handle:
+                handle.seek(-60_000, 2)
+                tail = handle.read()
+                handle.seek(-60_000, 2)
+                handle.write(tail.replace(b"TARGET = 2", b"TARGET = 1"))
+        ours.append(result["seconds"])
+        memory.append(result["added_rss"] / size)
+    ratios = [o / b for o, b in zip(ours, base)]
+    print(f"{label} ({size / 1e6:.0f} MB)   min    med    max")
+    print(f"  baseline {' '.join(baseline[:1])} s    {spread(base)}")
+    print(f"  tool s               {spread(ours)}")
+    print(f"  time ratio           {spread(ratios)}")
+    print(f"  added RSS / size     {spread(memory)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--read-mb", type=int, default=200)
+    parser.add_argument("--edit-mb", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=5)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        # Written in pieces: a child's peak RSS starts at its parent's at fork time.
+        with open(folder / "file.txt", "wb") as handle:
+            for _ in range(options.read_mb):
+                handle.write(b"x" * 1_000_000)
+            handle.write(b"\n")
+        measure("read, one line", folder, "read", ["wc", "-l", str(folder / "file.txt")], options.rounds)
+        line = "value = compute(alpha, beta)  # a line of source\n"
+        with open(folder / "file.txt", "w") as handle:
+            for _ in range(options.edit_mb):
+                handle.write(line * (1_000_000 // len(line)))
+            handle.write("TARGET = 1\n" + line * 1000)
+        measure("edit, one line", folder, "edit", ["cp", str(folder / "file.txt"), str(folder / "copy.txt")], options.rounds)
+
+
+if __name__ == "__main__":
+    main()
