@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -26,10 +26,35 @@ class _Block(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def valid_utf8(text: str) -> str:
+    """``text``, with any lone surrogate written as an escape so that it encodes as UTF-8.
+
+    Python decodes undecodable bytes (a Latin-1 file name, a stray byte in a program's output)
+    to lone surrogates; they cannot be written to a session file or sent to a provider. Such a
+    byte becomes ``\\xe9``, any other lone surrogate ``\\udXXX``.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class TextContent(_Block):
     type: Literal["text"] = "text"
     text: str
     text_signature: str | None = None
+
+    @field_validator("text")
+    @classmethod
+    def _encodable(cls, text: str) -> str:
+        return valid_utf8(text)
 
 
 class ImageContent(_Block):

@@ -92,3 +92,12 @@ def test_copy_json_copies_nested_containers():
 def test_assistant_helpers():
     assert SAMPLES[2].text == "answer"
     assert [call.id for call in SAMPLES[2].tool_calls] == ["c1"]
+
+
+def test_text_with_undecodable_bytes_becomes_valid_utf8():
+    from jupyter_agent.messages import TextContent, valid_utf8
+
+    name = b"caf\xe9.txt".decode("utf-8", "surrogateescape")
+    assert TextContent(text=f"found {name}").text == "found caf\\xe9.txt"
+    assert valid_utf8("lone \ud800 high") == "lone \\ud800 high"
+    assert valid_utf8("déjà vu") == "déjà vu"
