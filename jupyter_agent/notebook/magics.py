@@ -185,10 +185,12 @@ class AgentMagics(Magics):
         shell = self.shell
         cell_id = _cell_id(shell)
 
+        cell_waits = frontend.blocks(mode, args.wait, self.wait)  # the kernel runs no other cell meanwhile
+
         def make_tools(current_step):
             return build_tools(shell, session, selected=settings.tools, data_policy=settings.data_policy,
                                sample_rows=settings.sample_rows, bash_timeout=settings.bash_timeout,
-                               current_step=current_step)
+                               current_step=current_step, cell_waits=cell_waits)
 
         def make_system(resolved: ResolvedModel, tool_list: list) -> str:
             return build_system_prompt(PromptContext(

@@ -37,6 +37,7 @@ def build_tools(
     sample_rows: int = 5,
     bash_timeout: float = 120.0,
     current_step: Callable[[], int] = lambda: 0,
+    cell_waits: bool = False,
 ) -> list:
     """Kernel, notebook and coding tools, in that order, restricted to ``selected`` when given."""
     if tuple(selected) == ("none",):
@@ -49,7 +50,7 @@ def build_tools(
     if wanted & set(KERNEL_TOOLS):
         tools += kernel_tools(shell, data_policy=data_policy, sample_rows=sample_rows)
     if wanted & set(NOTEBOOK_TOOLS):
-        tools += notebook_tools(notebook_context(shell, session, current_step))
+        tools += notebook_tools(notebook_context(shell, session, current_step, cell_waits=cell_waits))
     if wanted & set(CODING_TOOLS):
         snapshots = session.snapshots
 
@@ -64,7 +65,8 @@ def build_tools(
     return [tool for tool in tools if tool.name in wanted]
 
 
-def notebook_context(shell: Any, session: Any, current_step: Callable[[], int] = lambda: 0) -> Any:
+def notebook_context(shell: Any, session: Any, current_step: Callable[[], int] = lambda: 0, *,
+                     cell_waits: bool = False) -> Any:
     """The notebook tools' context for ``session``: its read state lives as long as the session."""
     from jupyter_agent.features.notebook_tools import NotebookContext, NotebookEditLog, NotebookReadState
     from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
@@ -72,7 +74,7 @@ def notebook_context(shell: Any, session: Any, current_step: Callable[[], int] =
     state = _READ_STATES.setdefault(str(session.path), NotebookReadState())
     return NotebookContext(frontend=CommNotebookFrontend(shell), notebook_path=lambda: session.notebook,
                            user_ns=getattr(shell, "user_ns", None) or {}, edit_log=NotebookEditLog.for_session(session.path),
-                           current_step=current_step, state=state)
+                           current_step=current_step, state=state, cell_waits=cell_waits)
 
 
 _READ_STATES: dict[str, Any] = {}  # session file -> what its agent read of the notebook

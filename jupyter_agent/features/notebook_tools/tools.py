@@ -28,6 +28,8 @@ NEEDS_EXTENSION = ("{what} needs the jupyter-agent JupyterLab extension connecte
                    "(open the notebook in JupyterLab with the extension installed).")
 RUN_NEEDS_EXTENSION = NEEDS_EXTENSION.format(what="Running a notebook cell") + \
     " Without it, run the code with the `python` tool instead."
+RUN_WHILE_WAITING = ("notebook_run cannot run a cell now: this %%agent cell waits for its turn (--wait), so the "
+                     "kernel runs no other cell until the turn ends. Run the code with the `python` tool instead.")
 RUN_TIMEOUT = 600.0
 NOTEBOOK_TOOLS = ("notebook_read", "notebook_edit", "notebook_run")
 
@@ -61,6 +63,8 @@ class NotebookContext:
     edit_log: NotebookEditLog | None = None
     current_step: Callable[[], int] = lambda: 0
     state: NotebookReadState = field(default_factory=NotebookReadState)
+    # The %%agent cell itself waits for the turn (--wait, headless): the kernel cannot run another cell.
+    cell_waits: bool = False
 
     async def cells(self) -> tuple[list[Cell], str]:
         if self.frontend.connected:
@@ -191,6 +195,8 @@ def _run_tool(context: NotebookContext) -> AgentTool:
         args = RunArgs.model_validate(given)
         if not context.frontend.connected:
             raise ToolError(RUN_NEEDS_EXTENSION)
+        if context.cell_waits:
+            raise ToolError(RUN_WHILE_WAITING)
         try:
             result = await context.frontend.run_cell(args.cell_id, args.timeout)
         except FrontendError as error:

@@ -144,3 +144,10 @@ def test_outline_section_centres_on_the_agent_cell(notebook_file):
     assert section.splitlines()[0].startswith("## Notebook outline (3 cells, from the notebook file on disk")
     assert "- 1 `load` code [1] ← this agent cell: df = load() → NameError" in section
     assert "- 0 `intro` markdown: # Sales" in section
+
+
+async def test_run_refuses_while_the_agent_cell_blocks_the_kernel():
+    frontend = FakeFrontend([dict(cell) for cell in NOTEBOOK["cells"]])
+    named = tools(NotebookContext(frontend=frontend, notebook_path=lambda: None, user_ns={}, cell_waits=True))
+    with pytest.raises(ToolError, match="this %%agent cell waits for its turn"):
+        await call(named["notebook_run"], cell_id="load")
