@@ -8,6 +8,15 @@ from typing import Any, Awaitable, Callable, TypeVar
 T = TypeVar("T")
 
 
+def cancelled_details() -> dict[str, bool]:
+    """The ``details`` of a tool result made because the run was stopped, not because the tool failed."""
+    return {"cancelled": True}
+
+
+def was_cancelled(details: object) -> bool:
+    return isinstance(details, dict) and details.get("cancelled") is True
+
+
 class RunCancelled(Exception):
     """The default abort reason. An ``Exception``: a ``BaseException`` would kill the kernel."""
 

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from jupyter_agent.messages import AssistantMessage, Message, ToolCall, UserContent, UserMessage, copy_json, copy_message
 from jupyter_agent.model import Context
-from jupyter_agent.loop.abort import AbortController, AbortSignal, RunCancelled
+from jupyter_agent.loop.abort import AbortController, AbortSignal, RunCancelled, cancelled_details
 from jupyter_agent.loop.events import Emitter
 from jupyter_agent.loop.execute_tool import describe_exception, error_result, execute_tool
 from jupyter_agent.loop.normalize_input import build_model_input
@@ -119,6 +119,8 @@ async def _pair_unanswered(message: AssistantMessage, history: list[Message], fa
     if message.stop_reason in ("error", "aborted"):
         return  # replay drops such assistants, and their calls with them
     answered = {m.tool_call_id for m in history if m.role == "tool_result"}
+    # Stopped (Stop, Interrupt, a cancelled task) rather than failed: the views say "cancelled".
+    cancelled = isinstance(failure, (asyncio.CancelledError, RunCancelled))
     if isinstance(failure, asyncio.CancelledError):
         text = str(RunCancelled())
     elif isinstance(failure, AgentLoopError) and str(failure) == TRUNCATED:
@@ -130,6 +132,8 @@ async def _pair_unanswered(message: AssistantMessage, history: list[Message], fa
             continue
         reason = text or f'Tool call "{call.name}" was not executed: the response hit the output token limit.'
         result = error_result(call, reason)
+        if cancelled:
+            result.details = cancelled_details()
         history.append(result)
         try:
             await emit.message(MessageStartEvent, result)

@@ -124,7 +124,8 @@ class RunHost:
         if reason == ABORTED:
             cause = self.signal.reason if self.signal.aborted else None
             self.transcript.record_interrupted(str(cause or "Run cancelled"))
-        self.transcript.pair_open(str(error) if error is not None else str(self.signal.reason or "Run ended"))
+        self.transcript.pair_open(str(error) if error is not None else str(self.signal.reason or "Run ended"),
+                                  cancelled=reason == ABORTED)
         self.ledger.close()
         if error is not None:
             self.emit(RunErrorEvent(error=error))

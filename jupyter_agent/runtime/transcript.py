@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from jupyter_agent.loop import LoopEvent, MessageEndEvent, MessageStartEvent, MessageUpdateEvent
+from jupyter_agent.loop.abort import cancelled_details
 from jupyter_agent.messages import AssistantMessage, Message, TextContent, ToolResultMessage, copy_json, copy_message
 from jupyter_agent.model import TextDeltaEvent, ThinkingDeltaEvent, ToolCallEndEvent
 from jupyter_agent.runtime.compaction import CompactionPlan
@@ -71,7 +72,8 @@ class TranscriptRecorder:
                 self._announce(call.id, call.name, call.arguments)
             if message.stop_reason in ("error", "aborted"):
                 # Replay drops such a response with its calls: they never get a result message.
-                self.pair_open(message.error_message or f"Model response ended with {message.stop_reason}")
+                self.pair_open(message.error_message or f"Model response ended with {message.stop_reason}",
+                               cancelled=message.stop_reason == "aborted")
         elif isinstance(message, ToolResultMessage):
             self._open_calls.pop(message.tool_call_id, None)
             self._emit(ToolResultEvent(
@@ -87,12 +89,14 @@ class TranscriptRecorder:
         self._open_calls[call_id] = name
         self._emit(ToolCallEvent(tool_call_id=call_id, name=name, args=copy_json(arguments)))
 
-    def pair_open(self, reason: str) -> None:
-        """Gives every announced call without a result an error ``tool_result`` event."""
+    def pair_open(self, reason: str, *, cancelled: bool = False) -> None:
+        """Gives every announced call without a result an error ``tool_result`` event;
+        ``cancelled``: the run was stopped before the calls could run (``details`` says so)."""
         calls, self._open_calls = self._open_calls, {}
         for call_id, name in calls.items():
             self._emit(ToolResultEvent(
-                tool_call_id=call_id, name=name, content=[TextContent(text=reason)], is_error=True
+                tool_call_id=call_id, name=name, content=[TextContent(text=reason)], is_error=True,
+                details=cancelled_details() if cancelled else None,
             ))
 
     def record_interrupted(self, reason: str) -> None:

@@ -49,7 +49,8 @@ class OutputSink:
             self.add_png(png)
         plain = data.get("text/plain")
         if plain is not None:
-            self.write(f"{prefix}{plain}\n")
+            # A table's header is its first line: "Out:" on a line of its own keeps the columns aligned.
+            self.write(f"{prefix.rstrip()}\n{plain}\n" if prefix and "\n" in plain else f"{prefix}{plain}\n")
         elif png is None:
             self.write(f"{prefix}[display of {', '.join(sorted(data)) or 'nothing'}; no text form]\n")
 

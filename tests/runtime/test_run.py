@@ -168,6 +168,7 @@ async def test_interrupt_while_streaming_pairs_announced_calls_and_keeps_the_par
     assert (result.reason, result.text) == ("aborted", "working on it")
     kit.assert_paired(events.events)
     assert events.of("tool_result")[0].is_error
+    assert events.of("tool_result")[0].details == {"cancelled": True}  # stopped, not failed: views say so
     partial = result.messages[-1]
     assert (partial.role, partial.stop_reason) == ("assistant", "aborted")
     assert events.of("message")[-1].message == partial
@@ -187,6 +188,8 @@ async def test_interrupt_while_a_tool_runs_pairs_the_call(scripted, kit, events)
     kit.assert_paired(events.events)
     assert [m.role for m in result.messages] == ["user", "assistant", "tool_result", "tool_result"]
     assert all(m.is_error for m in result.messages[2:])
+    assert all(m.details == {"cancelled": True} for m in result.messages[2:])
+    assert [event.details for event in events.of("tool_result")] == [{"cancelled": True}] * 2
     assert len(scripted.requests) == 1
 
 

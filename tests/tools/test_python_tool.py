@@ -32,6 +32,11 @@ async def test_variables_persist_and_the_last_value_is_shown(kernel, shell):
     assert shell.user_ns["x"] == 41
 
 
+async def test_a_table_value_starts_on_its_own_line_so_its_columns_align(kernel):
+    text = await kernel.text("python", code="import pandas as pd\npd.DataFrame({'north': [1, 22], 'south': [3, 4]})")
+    assert text == "Out:\n   north  south\n0      1      3\n1     22      4"
+
+
 async def test_trailing_semicolon_hides_the_value_and_no_output_is_said(kernel):
     assert await kernel.text("python", code="y = 3\ny;") == "(no output)"
 

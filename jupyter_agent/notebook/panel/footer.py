@@ -29,8 +29,8 @@ class Footer(RunStatus):
         if self.step:
             parts.append(self.step_text())
         model = escape(self.model_label)
-        if self.demo:
-            model += '<span class="ja-demo">offline demo model</span>'
+        if self.demo:  # once: the badge is the label when the label already names the demo
+            model = f'<span class="ja-demo">{model}</span>' if self.names_demo() else f'{model}<span class="ja-demo">offline demo model</span>'
         parts.append(model)
         parts.extend(escape(item) for item in self.usage_items())
         parts.append(escape(fmt.elapsed(self.elapsed())))

@@ -13,6 +13,7 @@ from typing import Any
 import ipywidgets as W
 from ipywidgets.widgets.widget_string import HTMLStyle
 
+from jupyter_agent.loop.abort import was_cancelled
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.approval_bar import ApprovalBar
@@ -271,7 +272,8 @@ class AgentPanel(EventRouter):
         if card is None:  # a result without its call (should not happen): still show it
             self._on_tool_call(event)
             card = self._cards[event.tool_call_id]
-        card.finish(getattr(event, "content", []), bool(getattr(event, "is_error", False)))
+        card.finish(getattr(event, "content", []), bool(getattr(event, "is_error", False)),
+                    cancelled=was_cancelled(getattr(event, "details", None)))
         self.footer.refresh()
 
     def _on_step_finish(self, event: Any) -> None:
@@ -306,8 +308,12 @@ class AgentPanel(EventRouter):
 
     def _on_approval_response(self, event: Any) -> None:
         card = self._open_card(fmt.field(event.request, "tool_name"))
-        if card is not None:
-            card.set_status("denied" if event.decision == "deny" else "running…")
+        if card is None:
+            return
+        if event.decision in ("deny", "cancelled"):  # "cancelled": the run ended while it waited
+            card.set_status("denied" if event.decision == "deny" else "cancelled")
+        else:
+            card.running()
 
     def _on_finish(self, event: Any) -> None:
         self._end_streams()

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from jupyter_agent.loop.abort import was_cancelled
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.status import RunStatus, finish_state
@@ -113,7 +114,8 @@ class TranscriptRecorder(EventRouter):
 
     def _on_tool_result(self, event: Any) -> None:
         self.document.tool_result(event.tool_call_id, getattr(event, "name", "tool"), getattr(event, "content", []),
-                                  bool(getattr(event, "is_error", False)))
+                                  bool(getattr(event, "is_error", False)),
+                                  cancelled=was_cancelled(getattr(event, "details", None)))
 
     def _on_step_finish(self, event: Any) -> None:
         self.status.usage = getattr(event, "usage", None) or self.status.usage

@@ -90,13 +90,17 @@ class RunStatus:
         items.append(f"cost {fmt.cost(fmt.field(usage, 'spend_usd', 0))}")
         return items
 
+    def names_demo(self) -> bool:
+        """Whether the label already says it is the offline demo (the resolved label does)."""
+        return "offline demo" in self.model_label
+
     def elapsed(self) -> float:
         end = self._ended if self._ended is not None else self._clock()
         return end - self._started
 
     def summary(self) -> str:
         """The whole status as one plain line."""
-        model = self.model_label + (" (offline demo model)" if self.demo else "")
+        model = self.model_label if not self.demo or self.names_demo() else f"{self.model_label} (offline demo model)"
         parts = [STATES[self.state][0] + " " + self.state_text(), self.step_text(), model,
                  *self.usage_items(), fmt.elapsed(self.elapsed())]
         return " · ".join(part for part in parts if part)

@@ -76,16 +76,23 @@ class ToolCard:
             self.status = status
             self._accordion.titles = (self._title(),)
 
-    def finish(self, content: Any, is_error: bool = False) -> None:
-        """Show the result: output text in the body, images below the card."""
+    def running(self) -> None:
+        """Approved: the call runs from now, and its duration counts from here, not from the approval wait."""
+        self._started = self._clock()
+        self.set_status("running…")
+
+    def finish(self, content: Any, is_error: bool = False, cancelled: bool = False) -> None:
+        """Show the result: output text in the body, images below the card.
+        ``cancelled``: the run was stopped before or while the call ran; that is no tool error."""
+        cancelled = cancelled or self.status == "cancelled"  # the approval it waited for was cancelled
         self.finished = True
-        self.is_error = bool(is_error)
+        self.is_error = bool(is_error) and not cancelled
         took = fmt.elapsed(self._clock() - self._started)
         denied = self.is_error and "denied" in fmt.output_text(content).lower()[:200]
-        self.status = "denied" if denied else f"error · {took}" if self.is_error else f"done · {took}"
+        self.status = "cancelled" if cancelled else "denied" if denied else f"error · {took}" if self.is_error else f"done · {took}"
         text = fmt.truncate(fmt.output_text(content), fmt.OUTPUT_DISPLAY_CHARS)
         css = "ja-code ja-error-text" if self.is_error else "ja-code"
-        label = "error" if self.is_error else "output"
+        label = "cancelled" if cancelled else "error" if self.is_error else "output"
         if text:
             output = self._shared.html(f'<div class="ja-label">{label}</div>{code_html(text, css=css)}')
             self._body.children = (*self._body.children, output)
@@ -110,6 +117,6 @@ class ToolCard:
     def _title(self) -> str:
         # Accordion titles are plain text: the status is spelled out.
         summary = fmt.args_summary(self.args)
-        mark = "✗" if self.is_error else "✓" if self.finished else "⋯"
+        mark = "■" if self.status == "cancelled" else "✗" if self.is_error else "✓" if self.finished else "⋯"
         head = f"{mark} {self.name}"
         return f"{head}: {summary} — {self.status}" if summary else f"{head} — {self.status}"

@@ -119,10 +119,13 @@ class TranscriptDocument:
         self.blocks.append(card)
         return card
 
-    def tool_result(self, call_id: str, name: str, content: Any, is_error: bool = False) -> None:
+    def tool_result(self, call_id: str, name: str, content: Any, is_error: bool = False, cancelled: bool = False) -> None:
+        """``cancelled``: the run was stopped before or while the call ran, which is no tool error."""
         card = self._cards.get(call_id) or self.tool_call(call_id, name, {})
         card.result = fmt.truncate(fmt.output_text(content), self.output_chars)
-        card.is_error = is_error
+        card.is_error = is_error and not cancelled
+        if cancelled:
+            card.status = "cancelled"
         for data, mime in fmt.images(content):
             self.blocks.append(Image(data, mime))
 

@@ -50,6 +50,15 @@ def test_model_and_session_are_escaped_and_demo_is_labelled():
     assert '<span class="ja-demo">offline demo model</span>' in footer.widget.value
 
 
+def test_the_demo_is_named_once_when_the_label_already_says_it():
+    footer = Footer(model_label="demo", session="s", context_window=None, demo=True)
+    footer.model_label = "offline demo model (no LLM connected)"  # what model resolution reports
+    footer.refresh()
+    assert footer.widget.value.count("offline demo model") == 1
+    assert '<span class="ja-demo">offline demo model (no LLM connected)</span>' in footer.widget.value
+    assert footer.summary().count("offline demo model") == 1
+
+
 def test_state_details():
     footer = Footer(model_label="m", session="s", context_window=None, demo=False)
     footer.set_state("waiting", "waiting for the turn above")

@@ -249,3 +249,35 @@ def test_elapsed_time_moves_while_nothing_streams_and_stops_at_the_end(clock, ki
     frozen = panel.footer.widget.value
     clock.advance(FOOTER_TICK * 3)
     assert panel.footer.widget.value == frozen
+
+
+def test_a_tools_duration_counts_from_its_approval_not_from_the_wait(clock, kit):
+    panel = make_panel(clock)
+    request = kit.event("request", tool_name="python", args={"code": "df.describe()"}, label="python")
+    panel.handle(kit.event("tool_call", tool_call_id="c1", name="python", args=request.args))
+    panel.handle(kit.event("approval_request", request=request))
+    clock.advance(17)  # the user reads the code before allowing it
+    panel.handle(kit.event("approval_response", request=request, decision="once"))
+    clock.advance(0.4)
+    panel.handle(kit.event("tool_result", tool_call_id="c1", name="python", content=[kit.text("ok")],
+                           is_error=False, details=None))
+    assert panel.cards[0].title.endswith("— done · 0.4 s")
+
+
+def test_a_call_the_run_was_stopped_in_shows_as_cancelled_not_error(clock, kit):
+    panel = make_panel(clock)
+    panel.handle(kit.event("tool_call", tool_call_id="c1", name="python", args={"code": "slow()"}))
+    panel.handle(kit.event("tool_result", tool_call_id="c1", name="python", content=[kit.text("Run cancelled")],
+                           is_error=True, details={"cancelled": True}))
+    card = panel.cards[0]
+    assert card.title == "■ python: slow() — cancelled" and not card.is_error
+    assert '<div class="ja-label">cancelled</div>' in card.output_html
+    # Stopped while waiting for approval: the void question says so, and so does the result after it.
+    request = kit.event("request", tool_name="bash", args={"command": "make"}, label="bash")
+    panel.handle(kit.event("tool_call", tool_call_id="c2", name="bash", args=request.args))
+    panel.handle(kit.event("approval_request", request=request))
+    panel.handle(kit.event("approval_response", request=request, decision="cancelled"))
+    assert panel.cards[1].title.endswith("— cancelled")
+    panel.handle(kit.event("tool_result", tool_call_id="c2", name="bash", content=[kit.text("Run cancelled")],
+                           is_error=True, details=None))
+    assert panel.cards[1].title == "■ bash: make — cancelled"

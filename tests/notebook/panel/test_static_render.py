@@ -108,3 +108,12 @@ def test_the_final_plan_memory_and_sub_agents_are_recorded(kit, tmp_path):
     assert "*Memory created: units — Revenue is in EUR. (undo: %agent memory undo units)*" in markdown
     renderer.set_model("gpt-z", 500)
     assert renderer.status.model_label == "gpt-z"
+
+
+def test_a_call_the_run_was_stopped_in_is_recorded_as_cancelled_not_error(kit):
+    renderer = StaticRenderer(display=lambda _: None)
+    renderer.handle(kit.event("tool_call", tool_call_id="c1", name="python", args={"code": "slow()"}))
+    renderer.handle(kit.event("tool_result", tool_call_id="c1", name="python", content=[kit.text("Run cancelled")],
+                              is_error=True, details={"cancelled": True}))
+    text = renderer.markdown()
+    assert "python · slow() · cancelled" in text and "error" not in text
