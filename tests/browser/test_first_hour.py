@@ -47,6 +47,16 @@ def checkout_extension(tmp_path_factory):
             os.environ["JUPYTER_PATH"] = previous
 
 
+def served_extension() -> pathlib.Path:
+    """The build JupyterLab loads: this checkout's, else the first installed one on the Jupyter path."""
+    if (BUILD / "package.json").exists():
+        return BUILD
+    from jupyter_core.paths import jupyter_path
+
+    return next((pathlib.Path(folder) / EXTENSION for folder in jupyter_path("labextensions")
+                 if (pathlib.Path(folder) / EXTENSION / "package.json").exists()), BUILD)
+
+
 def put_notebook(lab: str, name: str, sources: list[str]) -> None:
     cells = [{"cell_type": "code", "execution_count": None, "id": f"cell-{i}", "metadata": {}, "outputs": [],
               "source": source} for i, source in enumerate(sources)]
@@ -156,8 +166,9 @@ def test_tool_cards_time_the_run_say_cancelled_align_out_and_name_the_demo_once(
 
 def test_closing_a_session_transcript_tab_logs_no_error(lab, browser_page):
     page = browser_page
-    if BUILD.exists() and not any("onBeforeDetach" in path.read_text(errors="ignore") for path in BUILD.glob("static/*.js")):
-        pytest.skip("this checkout's lab extension build predates the transcript fix: rebuild labextension/")
+    if not any("onBeforeDetach" in path.read_text(errors="ignore") for path in served_extension().glob("static/*.js")):
+        pytest.skip(f"the lab extension served from {served_extension()} predates the transcript fix: rebuild it "
+                    "(pip install -e . with Node.js; CI always does)")
     notebook = open_notebook(page, lab, "transcript.ipynb", ["%load_ext jupyter_agent",
                                                               "%%agent -p yolo -s review\nSummarize my kernel."])
     run_cells(page, notebook, 0, 1)
