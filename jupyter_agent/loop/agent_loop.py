@@ -118,7 +118,9 @@ async def _pair_unanswered(message: AssistantMessage, history: list[Message], fa
     """Gives every call of ``message`` without a result an error result carrying the failure."""
     if message.stop_reason in ("error", "aborted"):
         return  # replay drops such assistants, and their calls with them
-    answered = {m.tool_call_id for m in history if m.role == "tool_result"}
+    # Only results after this message answer it: an earlier turn may have used the same call id.
+    start = next((i for i in range(len(history) - 1, -1, -1) if history[i] is message), -1)
+    answered = {m.tool_call_id for m in history[start + 1:] if m.role == "tool_result"}
     # Stopped (Stop, Interrupt, a cancelled task) rather than failed: the views say "cancelled".
     cancelled = isinstance(failure, (asyncio.CancelledError, RunCancelled))
     if isinstance(failure, asyncio.CancelledError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any, Callable, Literal, TypeVar
+from typing import Any, Callable, Iterable, Literal, TypeVar
 
 from jupyter_agent.messages import (
     AssistantMessage,
@@ -38,6 +38,7 @@ from jupyter_agent.model.events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
+from jupyter_agent.model.transform import unique_tool_call_id
 
 # Arguments that are not a JSON object are kept under this key: the model then reads, in the
 # validation error of its call, exactly what it sent.
@@ -63,7 +64,7 @@ def _field(item: Any, name: str) -> Any:
 
 
 class ChunkAssembler:
-    def __init__(self, partial: AssistantMessage, push: Callable[[Any], None]) -> None:
+    def __init__(self, partial: AssistantMessage, push: Callable[[Any], None], taken_ids: Iterable[str] = ()) -> None:
         self.partial = partial
         self._push = push
         self._open_kind: str | None = None  # "text" | "thinking" | "tool_call"
@@ -72,6 +73,10 @@ class ChunkAssembler:
         self._tool_blocks: dict[int, int] = {}  # stream tool index -> content index
         self._tool_arguments: dict[int, list[str]] = {}  # content index -> raw JSON fragments
         self._generated_ids: set[str] = set()
+        # Call ids must be unique in a conversation; some providers repeat ``call_0``. A repeated
+        # id is renamed, and ``_provider_ids`` keeps the one the provider sends with each fragment.
+        self._taken_ids: set[str] = set(taken_ids)
+        self._provider_ids: dict[int, str] = {}  # content index -> the id as the provider sent it
         self.finish_reason: str | None = None
         self.raw_usage: Any = None
         self.started = False
@@ -157,7 +162,10 @@ class ChunkAssembler:
             if not call_id:
                 call_id = f"call_{uuid.uuid4().hex[:24]}"  # local servers sometimes send no id
                 self._generated_ids.add(call_id)
-            index = self._open(ToolCall(id=call_id, name=name or "", arguments={}), "tool_call", ToolCallStartEvent)
+            unique_id = unique_tool_call_id(call_id, self._taken_ids, max(40, len(call_id)))
+            self._taken_ids.add(unique_id)
+            index = self._open(ToolCall(id=unique_id, name=name or "", arguments={}), "tool_call", ToolCallStartEvent)
+            self._provider_ids[index] = call_id
             self._tool_blocks[stream_index] = index
             self._tool_arguments[index] = []
         elif name and not self._block(index, ToolCall).name:
@@ -167,7 +175,7 @@ class ChunkAssembler:
             self._push(ToolCallDeltaEvent(content_index=index, delta=fragment, partial=fast_copy_assistant(self.partial)))
 
     def _is_other_call(self, index: int, call_id: str) -> bool:
-        current = self._block(index, ToolCall).id
+        current = self._provider_ids[index]
         return current != call_id and current not in self._generated_ids
 
     # -- blocks ---------------------------------------------------------------------------------

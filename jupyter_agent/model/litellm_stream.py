@@ -33,14 +33,17 @@ def litellm_stream(
 ) -> AssistantMessageEventStream:
     request = build_request(model, context, options)
 
+    taken_ids = {call.id for message in context.messages if isinstance(message, AssistantMessage) for call in message.tool_calls}
+
     async def produce(stream: AssistantMessageEventStream) -> None:
-        await _produce(stream, model, request)
+        await _produce(stream, model, request, taken_ids)
 
     return start_producer(produce)
 
 
-async def _produce(stream: AssistantMessageEventStream, model: Model, request: dict[str, Any]) -> None:
-    assembler = ChunkAssembler(AssistantMessage(api=model.api, provider=model.provider, model=model.id), stream.push)
+async def _produce(stream: AssistantMessageEventStream, model: Model, request: dict[str, Any], taken_ids: set[str]) -> None:
+    partial = AssistantMessage(api=model.api, provider=model.provider, model=model.id)
+    assembler = ChunkAssembler(partial, stream.push, taken_ids)
     response = None
     try:
         litellm = await litellm_module()

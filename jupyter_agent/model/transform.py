@@ -10,6 +10,7 @@ copy of the whole transcript every turn. A stream function treats its context as
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -58,20 +59,26 @@ def transform_messages(messages: list[Message], model: Model) -> list[Message]:
 def transform_with_origins(
     messages: list[Message], model: Model
 ) -> list[tuple[Message, ModelInputSource]]:
+    """Every tool call answered once, right after its assistant, under an id unique in the request.
+
+    A result without a matching open call (its assistant was lost, or it answers a call twice)
+    is dropped: providers reject the whole request for one such orphan. A call id used before
+    in the history (some providers repeat ``call_0``) is renamed, and its result follows it.
+    """
     output: list[tuple[Message, ModelInputSource]] = []
-    renamed_ids: dict[str, str] = {}
-    pending: dict[str, str] = {}  # call id -> tool name, for the last kept assistant
+    used_ids: set[str] = set()
+    pending: list[tuple[str, ToolCall]] = []  # (id in history, call as sent) of the last kept assistant
     pending_owner = -1
 
     def repair_pending() -> None:
-        for call_id, tool_name in pending.items():
+        for _, call in pending:
             synthetic = ToolResultMessage(
-                tool_call_id=call_id,
-                tool_name=tool_name,
+                tool_call_id=call.id,
+                tool_name=call.name,
                 content=[TextContent(text=NO_RESULT_PROVIDED)],
                 is_error=True,
             )
-            output.append((synthetic, ToolRepairSource(message_index=pending_owner, tool_call_id=call_id)))
+            output.append((synthetic, ToolRepairSource(message_index=pending_owner, tool_call_id=call.id)))
         pending.clear()
 
     for index, original in enumerate(messages):
@@ -80,14 +87,14 @@ def transform_with_origins(
             if original.stop_reason in ("error", "aborted"):
                 continue
             repair_pending()
-            assistant = _adapt_assistant(original, model, renamed_ids)
-            pending.update({call.id: call.name for call in assistant.tool_calls})
+            assistant = _adapt_assistant(original, model, used_ids)
+            pending.extend(zip((call.id for call in original.tool_calls), assistant.tool_calls))
             pending_owner = index
             output.append((assistant, source))
         elif isinstance(original, ToolResultMessage):
-            result = _adapt_tool_result(original, model, renamed_ids)
-            pending.pop(result.tool_call_id, None)
-            output.append((result, source))
+            call = _take_pending(pending, original.tool_call_id)
+            if call is not None:
+                output.append((_adapt_tool_result(original, model, call.id), source))
         else:
             repair_pending()
             output.append((_adapt_user(original, model), source))
@@ -95,13 +102,42 @@ def transform_with_origins(
     return output
 
 
-def _adapt_assistant(message: AssistantMessage, model: Model, renamed_ids: dict[str, str]) -> AssistantMessage:
+def _take_pending(pending: list[tuple[str, ToolCall]], tool_call_id: str) -> ToolCall | None:
+    for position, (history_id, call) in enumerate(pending):
+        if history_id == tool_call_id:
+            del pending[position]
+            return call
+    return None
+
+
+def unique_tool_call_id(tool_call_id: str, used_ids: set[str], limit: int = 40) -> str:
+    """``tool_call_id``, or ``<id>_<n>`` (within ``limit`` characters) when it is taken."""
+    if tool_call_id not in used_ids:
+        return tool_call_id
+    for number in itertools.count(2):
+        suffix = f"_{number}"
+        candidate = tool_call_id[: limit - len(suffix)] + suffix
+        if candidate not in used_ids:
+            return candidate
+    raise AssertionError("unreachable")
+
+
+def _adapt_assistant(message: AssistantMessage, model: Model, used_ids: set[str]) -> AssistantMessage:
     same_model = (message.provider, message.api, message.model) == (model.provider, model.api, model.id)
     # A provider accepts its own ids (Gemini even stores thought signatures in them), so only
     # ids from another provider are normalized.
     foreign_ids = message.provider != model.provider
-    if same_model and not any(_needs_change(block) for block in message.content):
+    limit = 64 if model.provider == "anthropic" else 40
+    new_ids = []
+    for call in message.tool_calls:
+        wanted = normalize_tool_call_id(call.id, model) if foreign_ids else call.id
+        new_id = unique_tool_call_id(wanted, used_ids, max(limit, len(wanted)))
+        used_ids.add(new_id)
+        new_ids.append(new_id)
+    renamed = any(new_id != call.id for new_id, call in zip(new_ids, message.tool_calls))
+    if same_model and not renamed and not any(_needs_change(block) for block in message.content):
         return message
+    ids = iter(new_ids)
     blocks: list[TextContent | ThinkingContent | ToolCall] = []
     for block in message.content:
         if isinstance(block, ThinkingContent):
@@ -120,10 +156,7 @@ def _adapt_assistant(message: AssistantMessage, model: Model, renamed_ids: dict[
         elif isinstance(block, TextContent):
             blocks.append(block.model_copy(deep=True) if same_model else TextContent(text=block.text))
         else:
-            new_id = normalize_tool_call_id(block.id, model) if foreign_ids else block.id
-            if new_id != block.id:
-                renamed_ids[block.id] = new_id
-            blocks.append(ToolCall(id=new_id, name=block.name, arguments=dict(block.arguments)))
+            blocks.append(ToolCall(id=next(ids), name=block.name, arguments=dict(block.arguments)))
     return message.model_copy(update={"content": blocks}, deep=True)
 
 
@@ -132,11 +165,11 @@ def _needs_change(block: TextContent | ThinkingContent | ToolCall) -> bool:
     return isinstance(block, ThinkingContent) and not block.redacted and not block.thinking_signature and not block.thinking.strip()
 
 
-def _adapt_tool_result(message: ToolResultMessage, model: Model, renamed_ids: dict[str, str]) -> ToolResultMessage:
+def _adapt_tool_result(message: ToolResultMessage, model: Model, tool_call_id: str) -> ToolResultMessage:
     has_images = any(isinstance(block, ImageContent) for block in message.content)
-    if message.tool_call_id not in renamed_ids and (model.accepts_images or not has_images):
+    if message.tool_call_id == tool_call_id and (model.accepts_images or not has_images):
         return message
-    update: dict[str, Any] = {"tool_call_id": renamed_ids.get(message.tool_call_id, message.tool_call_id)}
+    update: dict[str, Any] = {"tool_call_id": tool_call_id}
     if not model.accepts_images:
         update["content"] = _downgrade_images(message.content, TOOL_IMAGE_OMITTED)
     return message.model_copy(update=update, deep=True)

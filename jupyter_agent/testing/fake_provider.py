@@ -6,7 +6,8 @@ process or thread: ``with FakeProvider() as fp: fp.queue(text("Hi"))``.
 
 Responses are queued with the builders below (text, reasoning, tool calls, usage, HTTP errors,
 a dropped connection, a malformed chunk, a hang); a *responder* callable of the request body
-may stand in for any of them. Every request body is recorded, and so is every client disconnect
+may stand in for any of them. A request whose tool messages do not pair with the calls before
+them is refused with a 400 worded as OpenAI words it. Every request body is recorded, and so is every client disconnect
 (with its ``time.monotonic()``), so a test can assert how soon the server saw an abort.
 """
 
@@ -146,6 +147,35 @@ def hanging(*pieces: str, delay: float = 0.0) -> FakeResponse:
     return FakeResponse(text(*pieces).chunks[: 1 + len(pieces)], ending="hang", delay=delay)
 
 
+ORPHAN_TOOL_MESSAGE = "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+UNANSWERED_TOOL_CALLS = ("An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+                         "'tool_call_id'. The following tool_call_ids did not have response messages: {ids}")
+DUPLICATE_TOOL_CALL_ID = "Invalid parameter: duplicate tool_call id '{id}' in messages."
+
+
+def pairing_problem(messages: list[dict]) -> str | None:
+    """What OpenAI rejects in a request's tool pairing (its wording), or None: the fake is as strict."""
+    open_ids: list[str] = []
+    seen: set[str] = set()
+    for message in messages:
+        role = message.get("role")
+        if role == "tool":
+            if message.get("tool_call_id") not in open_ids:
+                return ORPHAN_TOOL_MESSAGE
+            open_ids.remove(message["tool_call_id"])
+            continue
+        if open_ids:
+            return UNANSWERED_TOOL_CALLS.format(ids=", ".join(open_ids))
+        for tool_call in message.get("tool_calls") or []:
+            if tool_call.get("id") in seen:
+                return DUPLICATE_TOOL_CALL_ID.format(id=tool_call.get("id"))
+            seen.add(tool_call.get("id"))
+            open_ids.append(tool_call.get("id"))
+    if open_ids:
+        return UNANSWERED_TOOL_CALLS.format(ids=", ".join(open_ids))
+    return None
+
+
 class _ClientGone(Exception):
     pass
 
@@ -252,6 +282,9 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             return self._send_json(404, http_error(404, f"fake provider: no route {self.path}").error)
         self.provider._record(body, {key.lower(): value for key, value in self.headers.items()})
+        problem = pairing_problem(body.get("messages") or [])
+        if problem is not None:
+            return self._send_json(400, http_error(400, problem).error)
         response = self.provider._next_response(body)
         if response.status != 200:
             return self._send_json(response.status, response.error or {})

@@ -141,6 +141,16 @@ async def test_length_pairs_every_call_with_an_error_result(scripted, options_fo
     assert TRUNCATED == "Model response was truncated (length)"
 
 
+async def test_a_call_id_answered_in_an_earlier_turn_is_still_paired_when_cut(scripted, options_for, make_tool, log):
+    scripted.queue(tool_calls(call("echo", {"value": 1}, id="call_0")),
+                   truncated("cut", call("echo", {"value": 2}, id="call_0")))
+    history = []
+    with pytest.raises(AgentLoopError, match=r"^Model response was truncated \(length\)$"):
+        await run_agent_loop("go", history, options_for(scripted, tools=[make_tool("echo", log)]))
+    assert [m.role for m in history] == ["user", "assistant", "tool_result", "assistant", "tool_result"]
+    assert history[4].is_error and "output token limit" in history[4].content[0].text
+
+
 async def test_max_turns_finishes_the_tool_results_then_refuses(scripted, options_for, make_tool, log):
     scripted.queue(tool_calls(call("echo", {"value": 1})), reply("never"))
     history = []

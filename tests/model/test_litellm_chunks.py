@@ -22,9 +22,9 @@ def tool_part(index, id=None, name=None, arguments=None):
     return {"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def assemble(chunks):
+def assemble(chunks, taken_ids=()):
     events = []
-    assembler = ChunkAssembler(AssistantMessage(provider="openai", model="m"), events.append)
+    assembler = ChunkAssembler(AssistantMessage(provider="openai", model="m"), events.append, taken_ids)
     assembler.start()
     for item in chunks:
         assembler.add(item)
@@ -82,6 +82,19 @@ def test_a_reused_stream_index_with_a_new_id_is_a_new_call(chunk):
         chunk(finish_reason="tool_calls"),
     ])
     assert [(c.id, c.name, c.arguments) for c in final.message.tool_calls] == [("call_1", "a", {}), ("call_2", "b", {"x": 2})]
+
+
+def test_a_repeated_call_id_is_renamed_and_its_fragments_still_follow_it(chunk):
+    # This provider repeats the id on every fragment, and reuses an id of an earlier response.
+    _, final = assemble([
+        chunk(tool_calls=[tool_part(0, "call_0", "f", '{"a":')]),
+        chunk(tool_calls=[tool_part(1, "call_0", "g", '{"b":')]),
+        chunk(tool_calls=[tool_part(0, "call_0", None, ' 1}')]),
+        chunk(tool_calls=[tool_part(1, "call_0", None, ' 2}')]),
+        chunk(finish_reason="tool_calls"),
+    ], taken_ids={"call_0"})
+    assert [(c.id, c.name, c.arguments) for c in final.message.tool_calls] == [
+        ("call_0_2", "f", {"a": 1}), ("call_0_3", "g", {"b": 2})]
 
 
 def test_a_call_without_an_id_gets_one(chunk):

@@ -20,8 +20,11 @@ from jupyter_agent import (
     ModelCost,
     RunCancelled,
     StreamOptions,
+    AssistantMessage,
     TextContent,
     ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
     UserMessage,
     run_agent_loop,
 )
@@ -131,6 +134,40 @@ async def test_two_tool_calls_then_an_answer_with_arguments_reassembled_exactly(
         ("call_a", "read", first), ("call_b", "read", {"path": "b.csv"})]
     assert (result_a["role"], result_a["tool_call_id"], result_a["content"]) == ("tool", "call_a", "données/ventes.csv: 12 rows")
     assert (result_b["tool_call_id"], result_b["content"]) == ("call_b", "b.csv: 1 rows")
+
+
+async def test_a_repeated_call_id_is_made_unique_and_every_request_pairs(fake_provider, fake_model):
+    # Some servers number calls per response: "call_0" in one response and again in the next.
+    fake_provider.queue(
+        tool_calls(call("read", {"path": "a"}, id="call_0"), call("read", {"path": "b"}, id="call_0")),
+        tool_calls(call("read", {"path": "c"}, id="call_0")),
+        text("Done."),
+    )
+    log, history = [], []
+    message = await run(fake_model, "go", history, tools=[read_tool(log)])
+    assert message.text == "Done." and log == [("a", 1), ("b", 1), ("c", 1)]
+    ids = [call.id for m in history if m.role == "assistant" for call in m.tool_calls]
+    assert ids == ["call_0", "call_0_2", "call_0_3"]
+    assert [m.tool_call_id for m in history if m.role == "tool_result"] == ids
+    third = fake_provider.requests[2]["messages"]
+    assert [m["content"] for m in third if m["role"] == "tool"] == ["a: 1 rows", "b: 1 rows", "c: 1 rows"]
+
+
+async def test_a_resumed_history_with_orphan_results_is_accepted_by_a_strict_provider(fake_provider, fake_model):
+    # The assistant line that made these calls was damaged and skipped on load.
+    history = [
+        UserMessage(content="read a"),
+        ToolResultMessage(tool_call_id="call_lost", tool_name="read", content=[TextContent(text="a: 1 rows")]),
+        AssistantMessage(content=[ToolCall(id="call_x", name="read", arguments={"path": "b"})], stop_reason="tool_use"),
+        ToolResultMessage(tool_call_id="call_x", tool_name="read", content=[TextContent(text="b: 1 rows")]),
+        ToolResultMessage(tool_call_id="call_x", tool_name="read", content=[TextContent(text="again")]),
+    ]
+    fake_provider.queue(text("Fine."))
+    message = await run(fake_model, "continue", history)
+    assert message.text == "Fine."
+    sent = fake_provider.requests[0]["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "user"]
+    assert sent[2]["content"] == "b: 1 rows"
 
 
 async def test_tool_result_images_follow_as_a_user_message_for_openai(fake_provider, fake_model):

@@ -106,3 +106,81 @@ def test_history_is_never_mutated():
     out = transform_messages(history, OTHER)
     out[1].content[0].text = "changed"
     assert history == snapshot
+
+
+def result(call_id, text="ok", name="t"):
+    return ToolResultMessage(tool_call_id=call_id, tool_name=name, content=[TextContent(text=text)])
+
+
+def pairing_errors(messages):
+    """What a strict provider rejects: a result not answering an open call of the assistant before it."""
+    errors, open_calls, seen = [], [], set()
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            if open_calls:
+                errors.append(f"unanswered {open_calls}")
+            open_calls = [call.id for call in message.tool_calls]
+            errors += [f"duplicate id {call_id}" for call_id in open_calls if call_id in seen]
+            seen.update(open_calls)
+        elif isinstance(message, ToolResultMessage):
+            if message.tool_call_id in open_calls:
+                open_calls.remove(message.tool_call_id)
+            else:
+                errors.append(f"orphan {message.tool_call_id}")
+        elif open_calls:
+            errors.append(f"unanswered {open_calls}")
+            open_calls = []
+    return errors
+
+
+def test_orphan_results_of_a_lost_assistant_are_dropped():
+    # A resumed session whose assistant line was damaged: its results remain, unanswered by any call.
+    history = [UserMessage(content="go"), result("lost"), result("lost2"), UserMessage(content="again")]
+    out = transform_with_origins(history, SOURCE)
+    assert [source.message_index for _, source in out] == [0, 3]
+
+
+def test_a_result_for_another_call_or_a_second_answer_is_dropped_and_the_call_repaired():
+    history = [
+        UserMessage(content="go"),
+        assistant(ToolCall(id="a", name="t"), stop_reason="tool_use"),
+        result("zzz"),
+        result("a", "first"),
+        result("a", "second"),
+        assistant(ToolCall(id="b", name="t"), stop_reason="tool_use"),
+        result("a", "late"),
+    ]
+    out = transform_messages(history, SOURCE)
+    assert pairing_errors(out) == []
+    assert [m.content[0].text for m in out if m.role == "tool_result"] == ["first", NO_RESULT_PROVIDED]
+
+
+def test_duplicate_call_ids_are_made_unique_and_results_follow_in_order():
+    history = [
+        UserMessage(content="go"),
+        assistant(ToolCall(id="call_0", name="x"), ToolCall(id="call_0", name="y"), stop_reason="tool_use"),
+        result("call_0", "from x", "x"),
+        result("call_0", "from y", "y"),
+        assistant(ToolCall(id="call_0", name="z"), stop_reason="tool_use"),
+        result("call_0", "from z", "z"),
+    ]
+    out = transform_messages(history, SOURCE)
+    assert pairing_errors(out) == []
+    assert [call.id for call in out[1].tool_calls] == ["call_0", "call_0_2"]
+    assert [(m.tool_call_id, m.content[0].text) for m in out if m.role == "tool_result"] == [
+        ("call_0", "from x"), ("call_0_2", "from y"), ("call_0_3", "from z")
+    ]
+    assert history[4].tool_calls[0].id == "call_0"  # the history itself keeps its ids
+    assert out[0] is history[0] and len(out[1].tool_calls[1].id) <= 40
+
+
+def test_ids_normalized_to_the_same_text_stay_distinct():
+    history = [
+        UserMessage(content="go"),
+        assistant(ToolCall(id="a:b", name="t"), ToolCall(id="a/b", name="t"), stop_reason="tool_use"),
+        result("a:b", "one"),
+        result("a/b", "two"),
+    ]
+    out = transform_messages(history, OTHER)
+    assert pairing_errors(out) == []
+    assert [m.tool_call_id for m in out[2:]] == ["a_b", "a_b_2"]

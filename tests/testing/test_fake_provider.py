@@ -10,6 +10,9 @@ import time
 import pytest
 
 from jupyter_agent.testing.fake_provider import (
+    DUPLICATE_TOOL_CALL_ID,
+    ORPHAN_TOOL_MESSAGE,
+    UNANSWERED_TOOL_CALLS,
     FakeProvider,
     call,
     dropped,
@@ -88,6 +91,30 @@ def test_http_error_has_the_status_code_and_openai_error_json():
         body = json.loads(response.read())
     assert response.status == 429
     assert body == {"error": {"message": "Rate limit reached", "type": "requests", "param": None, "code": "rate_limit_exceeded"}}
+
+
+def assistant_calling(*ids):
+    calls = [{"id": i, "type": "function", "function": {"name": "t", "arguments": "{}"}} for i in ids]
+    return {"role": "assistant", "content": None, "tool_calls": calls}
+
+
+def tool_message(call_id):
+    return {"role": "tool", "tool_call_id": call_id, "content": "ok"}
+
+
+@pytest.mark.parametrize("messages, expected", [
+    ([{"role": "user", "content": "hi"}, tool_message("c1")], ORPHAN_TOOL_MESSAGE),
+    ([assistant_calling("c1"), tool_message("c2")], ORPHAN_TOOL_MESSAGE),
+    ([assistant_calling("c1", "c2"), tool_message("c1"), {"role": "user", "content": "x"}], UNANSWERED_TOOL_CALLS.format(ids="c2")),
+    ([assistant_calling("c1"), tool_message("c1"), assistant_calling("c1"), tool_message("c1")], DUPLICATE_TOOL_CALL_ID.format(id="c1")),
+])
+def test_requests_with_broken_tool_pairing_are_refused_as_openai_refuses_them(messages, expected):
+    with FakeProvider([text("never sent")]) as provider:
+        _, response = post(provider, {**STREAM, "messages": messages})
+        body = json.loads(response.read())
+        assert response.status == 400 and body["error"]["message"] == expected
+        _, valid = post(provider, {**STREAM, "messages": [assistant_calling("c1"), tool_message("c1")]})
+        assert valid.status == 200
 
 
 def test_an_exhausted_script_answers_500_and_a_responder_sees_the_request_body():
