@@ -182,6 +182,8 @@ class SessionManager:
             from jupyter_agent.tools.read_tracker import ReadTracker
 
             store = SessionStore(path)
+            if path.exists():
+                store.claim()  # another kernel writing this session is refused now, not mid-turn
             session = AgentSession(
                 name=name, path=path, notebook=self.notebook, workspace=self.workspace_for(notebook_dir),
                 store=store, read_tracker=ReadTracker(), snapshots=store.snapshots(),

@@ -111,11 +111,10 @@ class JournalWriter:
     """An append-only descriptor on the session file; ``sync`` makes what was written durable."""
 
     def __init__(self, path: Path, contents: JournalContents):
-        created = not path.exists()
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
-        if created:
-            _sync_directory(path.parent)
         size = os.fstat(self._fd).st_size
+        if size == 0:
+            _sync_directory(path.parent)  # a new file (the writer's lock may have just created it)
         if contents.keep_bytes < size == contents.size:
             # Only the interrupted tail we read is cut; a file that changed since is left alone.
             os.ftruncate(self._fd, contents.keep_bytes)

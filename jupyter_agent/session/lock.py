@@ -1,10 +1,11 @@
-"""One writer per session file: a lock file beside it (``main.jsonl.lock``).
+"""One writer per session file: an ``flock`` on the session file, its holder named beside it.
 
 Two kernels on one notebook would interleave lines in one file; the second writer gets a
 ``SessionLockedError`` naming the file and the holder's pid instead. The lock is an ``flock`` on
-the lock file, which the OS drops when its holder dies, so a lock left by a dead process is simply
-taken over. Where ``fcntl`` is missing, the lock file is created exclusively and a lock whose pid
-is no longer alive counts as stale.
+the session file itself, which the OS drops when its holder dies (a lock left by a dead process
+is simply taken over) and which deleting a file beside it cannot undo. The lock file
+(``main.jsonl.lock``) only carries the holder's pid and host for that message. Where ``fcntl`` is
+missing, the lock file is created exclusively and a lock whose pid is no longer alive is stale.
 """
 
 from __future__ import annotations
@@ -38,17 +39,33 @@ class SessionLock:
         self.session_path = session_path
         self.path = lock_path(session_path)
         self._fd: int | None = None
+        self._session_fd: int | None = None
 
     @property
     def held(self) -> bool:
         return self._fd is not None
 
     def acquire(self) -> None:
+        """Creates the session file if needed; raises ``SessionLockedError`` when another writer holds it."""
         if self._fd is not None:
             return
         if fcntl is None:
             self._fd = _acquire_exclusive(self.path, self.session_path)
             return
+        session_fd = os.open(self.session_path, os.O_RDONLY | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(session_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(session_fd)
+            raise SessionLockedError(_locked_message(self.session_path, _read_holder_file(self.path))) from None
+        try:
+            self._fd = self._acquire_holder_file()
+        except BaseException:
+            os.close(session_fd)
+            raise
+        self._session_fd = session_fd
+
+    def _acquire_holder_file(self) -> int:
         for _ in range(_ATTEMPTS):
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
@@ -59,13 +76,13 @@ class SessionLock:
                 raise SessionLockedError(_locked_message(self.session_path, holder)) from None
             if _same_file(fd, self.path):
                 _write_holder(fd)
-                self._fd = fd
-                return
+                return fd
             os.close(fd)  # the previous holder removed this lock file after we opened it: retry
         raise SessionLockedError(_locked_message(self.session_path, None))
 
     def release(self) -> None:
         fd, self._fd = self._fd, None
+        session_fd, self._session_fd = self._session_fd, None
         if fd is None:
             return
         if fcntl is None:
@@ -77,6 +94,8 @@ class SessionLock:
             pass
         if fcntl is not None:
             os.close(fd)
+        if session_fd is not None:
+            os.close(session_fd)  # last: the session stays locked until its holder record is gone
 
 
 def _locked_message(session_path: Path, holder: dict | None) -> str:

@@ -33,10 +33,11 @@ _MESSAGE_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)
 
 
 class SessionStore:
-    """Read the session at ``path`` and append to it; ``read_only`` stores never take the lock.
+    """Read the session at ``path`` and append to it; only writing takes the lock.
 
-    A writable store locks the file when it opens an existing one (or at its first write), so a
-    second writer fails early with ``SessionLockedError``. The lists returned by ``messages()``
+    Opening a store reads the file and never locks it, so any number of stores may read a session
+    another one writes. The first write (or ``claim()``) takes the writer's lock; a second writer
+    then fails with ``SessionLockedError`` naming the holder. The lists returned by ``messages()``
     and ``history()`` are new, the messages in them are the store's own: copy before mutating.
     """
 
@@ -49,8 +50,6 @@ class SessionStore:
         self._closed = False
         # Releases the lock and the descriptor of a store that is dropped without close().
         self._finalizer = weakref.finalize(self, _release, self._lock, self._writers)
-        if not read_only and self.path.exists():
-            self._lock.acquire()
         self._load()
 
     # -- reading -------------------------------------------------------------------------------
@@ -144,8 +143,13 @@ class SessionStore:
         """Names record ``at`` (default: the tip), e.g. to fork from it later."""
         return self._append(LabelRecord, target_id=self._existing(at), label=label)
 
+    def claim(self) -> None:
+        """Takes the writer's lock now (the first write would): fails early when another writer holds it."""
+        self._open_writer()
+
     def branch(self, at: str) -> str:
         """Makes the branch ending at record ``at`` active again; later appends continue from it."""
+        self._open_writer()
         return self._write([BranchRecord(id=self._new_id(), parent_id=self._existing(at), at=at)])
 
     def fork(self, path: str | Path, at: str | None = None) -> "SessionStore":
@@ -211,6 +215,7 @@ class SessionStore:
         self._contents.warn(self.path)
 
     def _append(self, record_type: type, **fields: Any) -> str:
+        self._open_writer()  # first: taking the lock may load records another writer added
         return self._write([record_type(id=self._new_id(), parent_id=self.tip, **fields)])
 
     def _new_id(self, extra: list[Record] = ()) -> str:
@@ -252,8 +257,8 @@ class SessionStore:
         if not self._lock.held:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._lock.acquire()
-            if self.path.exists():
-                self._load()  # another writer created the file after we looked and let go
+            if self.path.stat().st_size != self._contents.size:
+                self._load()  # another writer wrote to the file after we read it, and let go
         self._writers.append(JournalWriter(self.path, self._contents))
         return self._writers[0]
 

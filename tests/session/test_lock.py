@@ -18,12 +18,36 @@ def dead_pid():
     return int(finished.stdout)
 
 
-def test_a_second_store_in_the_same_process_gets_a_clear_error(store, session_file):
+def test_a_second_store_in_the_same_process_reads_freely_and_is_refused_at_its_first_write(store, session_file):
     store.append(UserMessage(content="hi"))
+    reader = SessionStore(session_file)  # no lock needed to read
+    assert [m.content for m in reader.history()] == ["hi"]
     message = (f"session file {session_file} is already open for writing by this process "
                f"(pid {os.getpid()}): close() the other SessionStore first")
     with pytest.raises(SessionLockedError, match=re.escape(message)):
-        SessionStore(session_file)
+        reader.append(UserMessage(content="two"))
+    with pytest.raises(SessionLockedError, match=re.escape(message)):
+        SessionStore(session_file).claim()
+    store.append(UserMessage(content="still mine"))
+    assert [m.content for m in SessionStore(session_file).history()] == ["hi", "still mine"]
+
+
+def test_deleting_the_lock_file_while_held_lets_no_second_writer_in(store, session_file):
+    store.append(UserMessage(content="hi"))
+    lock_path(session_file).unlink()
+    with pytest.raises(SessionLockedError, match=re.escape(f"session file {session_file} is already open for writing by")):
+        SessionStore(session_file).append(UserMessage(content="intruder"))
+    store.append(UserMessage(content="mine"))
+    assert [m.content for m in SessionStore(session_file).history()] == ["hi", "mine"]
+
+
+def test_a_store_that_waited_for_the_lock_continues_from_the_records_written_meanwhile(session_file):
+    early_reader = SessionStore(session_file)
+    with SessionStore(session_file) as writer:
+        first = writer.append(UserMessage(content="one"))
+    second = early_reader.append(UserMessage(content="two"))
+    records = SessionStore(session_file).records()
+    assert [record.id for record in records] == [first, second] and records[1].parent_id == first
 
 
 def test_two_new_stores_conflict_at_the_first_write_of_the_second(session_file):
@@ -48,9 +72,13 @@ def test_a_writer_in_another_process_gets_a_clear_error_naming_the_file_and_pid(
     holder.expect("holding")
     message = f"session file {session_file} is already open for writing by process {holder.pid} on "
     with pytest.raises(SessionLockedError, match=re.escape(message) + ".*another kernel"):
-        SessionStore(session_file)
+        SessionStore(session_file).claim()
     # Reading is still allowed while another kernel writes.
     assert SessionStore(session_file, read_only=True).history()[0].content == "held"
+    lock_path(session_file).unlink()  # removing the holder's record does not free the session
+    with pytest.raises(SessionLockedError, match=re.escape(f"session file {session_file} is already open for writing by another process")):
+        SessionStore(session_file).append(UserMessage(content="intruder"))
+    lock_path(session_file).write_text(json.dumps({"pid": holder.pid, "host": socket.gethostname()}))
     holder.kill()  # SIGKILL: the lock file stays behind with the dead pid in it
     assert json.loads(lock_path(session_file).read_text())["pid"] == holder.pid
     with SessionStore(session_file) as taken_over:
