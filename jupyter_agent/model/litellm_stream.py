@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from jupyter_agent.messages import AssistantMessage
+from jupyter_agent.model.idle_timeout import IdleTimeout, idle_timeout_seconds, no_data_message
 from jupyter_agent.model.event_stream import AssistantMessageEventStream, start_producer
 from jupyter_agent.model.litellm_chunks import ChunkAssembler
 from jupyter_agent.model.litellm_convert import build_request
@@ -32,39 +33,49 @@ def litellm_stream(
     metadata: ModelInputMetadata | None = None,  # origins are for hosts; nothing goes to the provider
 ) -> AssistantMessageEventStream:
     request = build_request(model, context, options)
+    idle_seconds = idle_timeout_seconds(options.idle_timeout if options else None)
 
     taken_ids = {call.id for message in context.messages if isinstance(message, AssistantMessage) for call in message.tool_calls}
 
     async def produce(stream: AssistantMessageEventStream) -> None:
-        await _produce(stream, model, request, taken_ids)
+        await _produce(stream, model, request, taken_ids, idle_seconds)
 
     return start_producer(produce)
 
 
-async def _produce(stream: AssistantMessageEventStream, model: Model, request: dict[str, Any], taken_ids: set[str]) -> None:
+async def _produce(stream: AssistantMessageEventStream, model: Model, request: dict[str, Any],
+                   taken_ids: set[str], idle_seconds: float) -> None:
     partial = AssistantMessage(api=model.api, provider=model.provider, model=model.id)
     assembler = ChunkAssembler(partial, stream.push, taken_ids)
     response = None
+    idle: IdleTimeout | None = None
     try:
         litellm = await litellm_module()
-        response = await litellm.acompletion(**request)
-        assembler.start()  # the provider accepted the request: the response has begun
-        last_yield, blocks = 0.0, 0
-        async for chunk in response:
-            assembler.add(chunk)
-            # Buffered chunks are read without suspending; yielding now and then (and when a
-            # block opens, so its first delta shows at once) lets the consumer see events as
-            # they come instead of in one burst at the end.
-            now = time.perf_counter()
-            if now - last_yield >= YIELD_INTERVAL or len(assembler.partial.content) != blocks:
-                last_yield, blocks = now, len(assembler.partial.content)
-                await asyncio.sleep(0)
+        # The wait for the response's start counts as silence too, the import of litellm does not.
+        async with IdleTimeout(idle_seconds) as idle:
+            response = await litellm.acompletion(**request)
+            idle.touch()
+            assembler.start()  # the provider accepted the request: the response has begun
+            last_yield, blocks = 0.0, 0
+            async for chunk in response:
+                idle.touch()
+                assembler.add(chunk)
+                # Buffered chunks are read without suspending; yielding now and then (and when a
+                # block opens, so its first delta shows at once) lets the consumer see events as
+                # they come instead of in one burst at the end.
+                now = time.perf_counter()
+                if now - last_yield >= YIELD_INTERVAL or len(assembler.partial.content) != blocks:
+                    last_yield, blocks = now, len(assembler.partial.content)
+                    await asyncio.sleep(0)
         stream.push(assembler.finish(usage_from_litellm(assembler.raw_usage, model)))
     except asyncio.CancelledError:
         stream.push(assembler.failure("aborted", REQUEST_ABORTED))
         raise
     except Exception as error:  # noqa: BLE001 - every provider failure becomes an error event
-        stream.push(assembler.failure("error", describe_error(error, model.provider, mid_stream=assembler.started)))
+        if idle is not None and idle.expired and isinstance(error, TimeoutError):
+            stream.push(assembler.failure("error", no_data_message(model.provider, idle_seconds)))
+        else:
+            stream.push(assembler.failure("error", describe_error(error, model.provider, mid_stream=assembler.started)))
     finally:
         if response is not None:
             # Leaving the iteration alone keeps the HTTP stream open until garbage collection.

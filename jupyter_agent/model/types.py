@@ -66,6 +66,9 @@ class StreamOptions(BaseModel):
     reasoning: str | None = None  # reasoning effort: "low" | "medium" | "high"
     api_key: str | None = None
     api_base: str | None = None
+    # Seconds without any data from the provider before the response fails; None:
+    # JUPYTER_AGENT_STREAM_TIMEOUT, else 120. It bounds a stall, never a long answer.
+    idle_timeout: float | None = Field(default=None, gt=0)
     extra: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -31,6 +31,7 @@ class AgentConfig:
     data_policy: str = "sample"
     sample_rows: int = 5
     bash_timeout: float = 120.0
+    stream_timeout: float | None = None  # None: JUPYTER_AGENT_STREAM_TIMEOUT, else 120 s
     recent_cells: int = 6
     wait: bool = False
     memory: bool = False

@@ -49,6 +49,8 @@ class AgentMagics(Magics):
                        help="sample: statistics and sample rows; schema: structure only, never values; full: as much as the output caps allow.").tag(config=True)
     sample_rows = Int(5, help="Sample rows inspect may show (data_policy 'sample').").tag(config=True)
     bash_timeout = Float(120.0, help="Seconds before a bash command is killed.").tag(config=True)
+    stream_timeout = Float(None, allow_none=True, help="Seconds without data from the provider before a response "
+                           "fails; None: JUPYTER_AGENT_STREAM_TIMEOUT, else 120.").tag(config=True)
     recent_cells = Int(6, help="Cells before and after the agent cell in the notebook outline the agent gets; 0: no outline.").tag(config=True)
     wait = Bool(False, help="Block each %%agent cell until its turn ends (headless runs always do).").tag(config=True)
     memory = Bool(False, help="Keep durable facts about this notebook across sessions (<notebook>.agent/memory/): "
@@ -170,6 +172,7 @@ class AgentMagics(Magics):
             max_spend=args.max_spend if args.max_spend is not None else config.max_spend,
             tools=tools, api_key=config.api_key or None, api_base=config.api_base or None,
             data_policy=config.data_policy, sample_rows=config.sample_rows, bash_timeout=config.bash_timeout,
+            stream_timeout=config.stream_timeout,
             memory=config.memory if args.memory is None else args.memory,
             delegate=config.delegate if args.delegate is None else args.delegate,
             mcp=_mcp_selection(args), mcp_servers=config.mcp_servers, mcp_subagents=config.mcp_subagents,

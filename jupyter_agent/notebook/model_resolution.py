@@ -105,9 +105,10 @@ def local_ollama_model(base_url: str = OLLAMA_URL, timeout: float = OLLAMA_TIMEO
     return f"ollama_chat/{names[0]}" if names else None
 
 
-def with_credentials(stream_fn: StreamFn, api_key: str | None, api_base: str | None) -> StreamFn:
-    """A stream function that adds the configured key and base URL to every request."""
-    if not api_key and not api_base:
+def with_credentials(stream_fn: StreamFn, api_key: str | None, api_base: str | None,
+                     idle_timeout: float | None = None) -> StreamFn:
+    """A stream function that adds the configured key, base URL and idle timeout to every request."""
+    if not api_key and not api_base and idle_timeout is None:
         return stream_fn
 
     def stream(model, context, options=None, metadata=None):
@@ -117,6 +118,8 @@ def with_credentials(stream_fn: StreamFn, api_key: str | None, api_base: str | N
             update["api_key"] = api_key
         if api_base and not options.api_base:
             update["api_base"] = api_base
+        if idle_timeout is not None and options.idle_timeout is None:
+            update["idle_timeout"] = idle_timeout
         return stream_fn(model, context, options.model_copy(update=update), metadata)
 
     return stream
@@ -126,7 +129,8 @@ def needs_litellm(choice: ModelChoice) -> bool:
     return not choice.is_demo and choice.name not in _REGISTRY
 
 
-def resolve(choice: ModelChoice, *, api_key: str | None = None, api_base: str | None = None) -> ResolvedModel:
+def resolve(choice: ModelChoice, *, api_key: str | None = None, api_base: str | None = None,
+            idle_timeout: float | None = None) -> ResolvedModel:
     """Builds the model and stream function; may import litellm (call it off the event loop)."""
     if choice.is_demo:
         from jupyter_agent.notebook.demo_model import demo_model, demo_stream_fn
@@ -140,4 +144,4 @@ def resolve(choice: ModelChoice, *, api_key: str | None = None, api_base: str | 
 
     overrides = {"base_url": api_base} if api_base else {}
     model = get_model(choice.name, **overrides)
-    return ResolvedModel(model, with_credentials(litellm_stream, api_key, api_base), choice.name)
+    return ResolvedModel(model, with_credentials(litellm_stream, api_key, api_base, idle_timeout), choice.name)

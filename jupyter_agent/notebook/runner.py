@@ -44,6 +44,7 @@ class TurnSettings:
     data_policy: str = "sample"
     sample_rows: int = 5
     bash_timeout: float = 120.0
+    stream_timeout: float | None = None  # seconds of provider silence before a response fails
     memory: bool = False  # opt-in: durable facts beside the notebook (see features/turn_features.py)
     delegate: bool = False  # opt-in: the delegate tool and its sub-agents
     mcp: tuple[str, ...] | None = None  # MCP servers of the turn: None every configured one, () none
@@ -316,7 +317,8 @@ async def _resolve(turn: Turn) -> ResolvedModel:
         if waiting:
             _safely(turn.renderer.note, LOADING_LITELLM)
     try:
-        return await asyncio.to_thread(resolve, turn.choice, api_key=settings.api_key, api_base=settings.api_base)
+        return await asyncio.to_thread(resolve, turn.choice, api_key=settings.api_key, api_base=settings.api_base,
+                                       idle_timeout=settings.stream_timeout)
     finally:
         if waiting:
             _safely(turn.renderer.note, "")

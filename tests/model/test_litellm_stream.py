@@ -272,6 +272,29 @@ async def test_a_dropped_stream_keeps_what_arrived_in_the_failed_message(fake_pr
     assert history[-1].text == "Hello"
 
 
+@pytest.mark.timeout(30)
+async def test_a_provider_that_stops_sending_ends_the_step_after_the_idle_timeout(fake_provider, fake_model):
+    fake_provider.queue(hanging("Hel", "lo"), text("Recovered."))
+    history = []
+    started = time.monotonic()
+    with pytest.raises(AgentLoopError, match=r"^openai: no data from the provider for 0\.3 s$"):
+        await run(fake_model, "hi", history, stream_options=StreamOptions(idle_timeout=0.3))
+    assert time.monotonic() - started < 10  # bounded: without the timeout this waits forever
+    assert fake_provider.wait_for_disconnect() is not None  # the stalled connection was closed
+    failed = history[-1]
+    assert (failed.stop_reason, failed.text) == ("error", "Hello")
+    message = await run(fake_model, "again", history, stream_options=StreamOptions(idle_timeout=0.3))
+    assert message.text == "Recovered."
+    assert fake_provider.requests[1]["messages"] == [{"role": "user", "content": "hi"}, {"role": "user", "content": "again"}]
+
+
+async def test_slow_but_steady_chunks_are_not_a_stall(fake_provider, fake_model):
+    # 8 chunks 0.1 s apart: the response takes longer than the bound, no gap does.
+    fake_provider.queue(text(*"abcdef", delay=0.1))
+    message = await run(fake_model, "hi", [], stream_options=StreamOptions(idle_timeout=0.4))
+    assert message.text == "abcdef"
+
+
 async def test_an_unreachable_server_is_a_connection_failure(litellm):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -45,3 +45,8 @@ def test_describe_shows_mcp_server_names_never_their_env_or_headers():
     text = AgentConfig.from_magics(magics(mcp_servers=servers), {}).describe()
     assert "AgentMagics.mcp_servers = ['files', 'web']" in text
     assert "tok-secret-1" not in text and "env-secret-2" not in text
+
+
+def test_the_stream_timeout_is_configuration_or_none():
+    assert AgentConfig.from_magics(magics(), {}).stream_timeout is None  # the model layer's default applies
+    assert AgentConfig.from_magics(magics(stream_timeout=30.0), {}).stream_timeout == 30.0

@@ -70,3 +70,15 @@ def test_kernel_interrupt_stops_a_run_waiting_on_the_provider(kernel, provider):
     assert kernel.evaluate("last_turn('http-hang').result.reason") == "'aborted'"
     assert provider.wait_for_disconnect(disconnects + 1, timeout=5) is not None  # the HTTP stream was closed
     assert kernel.is_alive() and kernel.evaluate("3 * 3") == "9"
+
+
+def test_a_stalled_provider_ends_the_turn_after_the_configured_stream_timeout(kernel, provider):
+    provider.queue(hanging("Working ", "on it"))
+    kernel.execute("%config AgentMagics.stream_timeout = 0.5")
+    try:
+        msg_id, _ = kernel.agent_cell("-s http-stall", "Take a while")
+        kernel.wait_turn("http-stall", timeout=FIRST_TURN_TIMEOUT)
+    finally:
+        kernel.execute("%config AgentMagics.stream_timeout = None")
+    assert "openai: no data from the provider for 0.5 s" in plain(kernel.widget_text(msg_id))
+    assert kernel.evaluate("last_turn('http-stall').result.reason") == "'error'"

@@ -93,6 +93,10 @@ def test_credentials_are_added_but_never_override_the_request():
     assert (seen[0].api_key, seen[0].api_base) == ("key-1", "http://127.0.0.1:1/v1")
     assert seen[1].api_key == "explicit"
     assert with_credentials(stream, None, None) is stream
+    timed = with_credentials(stream, None, None, idle_timeout=7.0)
+    timed(Model(id="m"), None)
+    timed(Model(id="m"), None, StreamOptions(idle_timeout=2.0))
+    assert (seen[2].idle_timeout, seen[3].idle_timeout) == (7.0, 2.0)
 
 
 def test_resolve_demo_and_registered_models_without_litellm():
