@@ -63,7 +63,7 @@ async def execute_tool(call: ToolCall, tools: Mapping[str, AgentTool], signal: A
         returned: object = tool.execute(args, signal)
         if inspect.isawaitable(returned):
             returned = await abortable(returned, signal)
-        content, details = _normalize_output(returned)
+        content, details = normalize_output(returned)
     except Exception as error:  # noqa: BLE001 - the model reads tool failures as results
         if signal.reason is not None:
             raise signal.reason from None
@@ -72,7 +72,7 @@ async def execute_tool(call: ToolCall, tools: Mapping[str, AgentTool], signal: A
     return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=content, details=details)
 
 
-def _normalize_output(output: object) -> tuple[list[TextContent | ImageContent], Any]:
+def normalize_output(output: object) -> tuple[list[TextContent | ImageContent], Any]:
     details = None
     if isinstance(output, ToolOutput):
         details = output.details

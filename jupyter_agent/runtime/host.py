@@ -37,6 +37,7 @@ from jupyter_agent.runtime.limits import HookRunner, Limits, StepContext, StepIn
 from jupyter_agent.runtime.options import RunOptions, StepOverrides, resolve_model
 from jupyter_agent.runtime.permissions import ApprovalGate
 from jupyter_agent.runtime.queues import InputQueues
+from jupyter_agent.runtime.result_budget import clamp_tool, result_char_budget, shrink_results
 from jupyter_agent.runtime.result import ABORTED, COMPLETED, ERROR, MAX_CONTEXT, MAX_OUTPUT, RunResult
 from jupyter_agent.runtime.transcript import TranscriptRecorder
 from jupyter_agent.model.tokens import estimate_message_tokens, estimate_overhead
@@ -53,7 +54,9 @@ class RunHost:
         self.hooks = HookRunner(self.signal)
         self.limits = Limits(self.hooks, options.max_steps, options.max_spend_usd, options.should_stop, options.should_continue)
         self.gate = ApprovalGate(options.permissions, self.emit, self.hooks, controller.abort) if options.permissions else None
-        self.tools = self.gate.wrap(options.tools) if self.gate else list(options.tools)
+        tools = self.gate.wrap(options.tools) if self.gate else list(options.tools)
+        result_chars = result_char_budget(options.window_tokens)
+        self.tools = [clamp_tool(tool, result_chars, options.window_tokens) for tool in tools]
         self.tools_by_name = {tool.name: tool for tool in self.tools}
         self._admitted: dict[int, tuple[AgentTool, AgentTool]] = {}  # id(tool) -> (tool, gated tool)
         self.view: list[Message] = [copy_message(message) for message in options.messages]
@@ -190,6 +193,7 @@ class RunHost:
         incoming = sum(estimate_message_tokens(UserMessage(content=text)) for text in self.queues.queued_text())
         compaction = await self._compact_if_needed(after_tools=kind == "tools", incoming=incoming)
         view = compaction.view if compaction is not None else None
+        view = self._shrink_to_fit(view if view is not None else self.view, incoming) or view
         if not self.window.fits(self.window.projected_input(incoming)):
             self.reason = MAX_CONTEXT
             return TurnDecision(end=True, history=view)
@@ -225,7 +229,23 @@ class RunHost:
             if compaction is not None:
                 self.view[:] = [copy_message(message) for message in compaction.view]
                 self._apply(compaction)
+        shrunk = self._shrink_to_fit(self.view, prompt_tokens)
+        if shrunk is not None:
+            self.view[:] = shrunk
         return self.window.fits(self.window.projected_input(prompt_tokens))
+
+    def _shrink_to_fit(self, view: list[Message], incoming: int) -> list[Message] | None:
+        """A view that does not fit, with its largest tool results cut so it does; else ``None``."""
+        projected = self.window.projected_input(incoming)
+        if self.window.fits(projected):
+            return None
+        excess = projected - (self.window.window_tokens - self.window.min_output())
+        shrunk = shrink_results(view, excess, self.window.window_tokens)
+        if shrunk is None:
+            return None
+        view, saved = shrunk
+        self.window.shrunk(saved)
+        return view
 
     def _apply(self, compaction: Compaction) -> None:
         if compaction.summary_usage is not None:

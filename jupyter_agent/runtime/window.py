@@ -37,6 +37,10 @@ class ContextWindow:
     def appended(self, message: Message) -> None:
         self.view_tokens += estimate_message_tokens(message)
 
+    def shrunk(self, saved_tokens: int) -> None:
+        """Messages of the view were made smaller (by about ``saved_tokens``) in place of others."""
+        self.view_tokens -= saved_tokens
+
     def reported(self, request_input_tokens: int) -> None:
         """The provider's count for the request whose view is the current estimate."""
         if request_input_tokens > 0:
