@@ -28,7 +28,7 @@ STOP_AFTER_CODE = ("Stop takes effect when the running Python code returns; "
 # How long an interrupt that hit non-tool code waits for a tool result before stopping the run.
 INTERRUPT_GRACE = 1.0
 # Errors the user can act on are shown as their message; anything else also names its type.
-_PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "UsageError")
+_PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "SessionWriteError", "UsageError")
 
 _RUNS: set[asyncio.Task] = set()  # strong references to every turn task
 
@@ -240,7 +240,9 @@ async def _run(turn: Turn) -> None:
     session.renderer = renderer
     store = session.store
     # The runtime's framing of a compaction summary, so a resumed session shows the model the same.
-    recorder = store.recorder(snapshots=session.snapshots, summary_message=summary_message)
+    # A record that cannot be written (a full disk) ends the turn with that error, never silently.
+    recorder = store.recorder(snapshots=session.snapshots, summary_message=summary_message,
+                              on_failure=lambda error: turn.run.fail(error) if turn.run is not None else None)
     tools = turn.build_tools(lambda: recorder.current_step or 0)
     features = turn.features = TurnFeatures.build(session, settings, renderer, resolved, tools)
     tools = [*tools, *features.tools]
@@ -281,6 +283,9 @@ async def _run(turn: Turn) -> None:
     if turn.stop_requested:
         run.interrupt()
     turn.result = await run.result()
+    if recorder.failure is not None and turn.result.reason != "error":
+        turn.error = recorder.failure  # the turn's last write (its final fsync) failed after the run settled
+        raise recorder.failure
     if not turn.stop_requested:
         await features.after_turn(turn.result, turn.prior_count, resolved, store)
         mcp.show()  # the MCP notes stay visible after other notes came and went
@@ -326,6 +331,8 @@ async def _resolve(turn: Turn) -> ResolvedModel:
 
 def _outcome(turn: Turn) -> tuple[str, int]:
     """The turn's stop reason and steps, also when it ended without a result."""
+    if turn.error is not None:
+        return "error", turn.result.steps if turn.result is not None else 0
     if turn.result is not None:
         return turn.result.reason, turn.result.steps
     return ("aborted" if turn.stop_requested else "error"), 0

@@ -73,6 +73,7 @@ class RunHost:
         self.reason: str | None = None
         self._continue_same = False
         self._continuation: str | None = None
+        self.fatal: BaseException | None = None  # set by fail(): the run ends with this error
 
     def loop_options(self) -> AgentLoopOptions:
         o = self.options
@@ -109,7 +110,14 @@ class RunHost:
             reason, error = self._classify(failure)
             if error is not None and error is self.hooks.failure:
                 raised = error
+        if self.fatal is not None and raised is None:
+            reason, error = ERROR, self.fatal
         return self._settle(reason, error), raised
+
+    def fail(self, error: BaseException) -> None:
+        if self.fatal is None:
+            self.fatal = error
+        self.controller.abort(error)
 
     def _classify(self, failure: Exception) -> tuple[str, BaseException | None]:
         if failure is self.hooks.failure:

@@ -103,6 +103,14 @@ class AgentRun:
         if not self._done:
             self._controller.abort()
 
+    def fail(self, error: BaseException) -> None:
+        """Ends the run with ``error`` (reason "error"), stopping its work like ``interrupt``.
+
+        For failures the run must not outlive, e.g. its transcript can no longer be saved.
+        """
+        if not self._done:
+            self._host.fail(error)
+
     def pending(self) -> Pending:
         return self._queues.pending()
 

@@ -18,7 +18,7 @@ from jupyter_agent.session.records import (
 )
 from jupyter_agent.session.redact import Redactor, looks_secret, scrub_options
 from jupyter_agent.session.snapshots import Conflict, FileChange, SnapshotStep, SnapshotStore, UndoResult
-from jupyter_agent.session.store import SessionStore
+from jupyter_agent.session.store import SessionStore, SessionWriteError
 
 __all__ = [
     "BranchRecord",
@@ -39,6 +39,7 @@ __all__ = [
     "SessionStore",
     "SessionUsage",
     "SessionWarning",
+    "SessionWriteError",
     "SnapshotStep",
     "SnapshotStore",
     "UndoResult",

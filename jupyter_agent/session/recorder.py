@@ -12,6 +12,10 @@ Events are duck-typed objects with a ``type`` attribute (the runtime's run event
 
 Everything else is ignored. Build one with ``store.recorder()`` and give the run
 ``store.messages()`` as its prior transcript, so indexes line up with record ids.
+
+A write that fails (a full disk) is never swallowed: the recorder keeps the ``SessionWriteError``
+in ``failure``, tells ``on_failure`` (the host ends the run with it) and records nothing more, so
+the file stays a valid prefix of the run instead of a transcript with holes.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ class SessionRecorder:
         *,
         snapshots: Any = None,
         summary_message: Callable[[str], UserMessage] | None = None,
+        on_failure: Callable[[BaseException], None] | None = None,
     ):
         """``prior_ids``: record ids of the prior messages the run starts with, in order.
 
@@ -46,11 +51,22 @@ class SessionRecorder:
         self.transcript_ids: list[str] = list(prior_ids)
         self.current_step: int | None = None
         self._last_summary_id: str | None = None
+        self.on_failure = on_failure
+        self.failure: BaseException | None = None
 
     def record(self, event: Any) -> None:
+        if self.failure is not None:
+            return
         handler = getattr(self, f"_on_{getattr(event, 'type', '')}", None)
-        if handler is not None:
+        if handler is None:
+            return
+        try:
             handler(event)
+        except OSError as error:
+            self.failure = error
+            if self.on_failure is None:
+                raise  # the run reports a failing listener as an error event
+            self.on_failure(error)
 
     __call__ = record
 

@@ -32,6 +32,22 @@ from jupyter_agent.session.redact import Redactor, scrub_options
 _MESSAGE_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)
 
 
+class SessionWriteError(OSError):
+    """The session file could not be written (a full disk, a size limit, a lost mount).
+
+    The record that failed is neither in the file nor in the store: nothing half-written stays.
+    """
+
+    def __init__(self, path: Path, cause: OSError) -> None:
+        reason = cause.strerror or str(cause) or type(cause).__name__
+        super().__init__(cause.errno, f"could not write the session file {path}: {reason}")
+        self.path = path
+        self.cause = cause
+
+    def __str__(self) -> str:
+        return self.strerror
+
+
 class SessionStore:
     """Read the session at ``path`` and append to it; only writing takes the lock.
 
@@ -169,7 +185,10 @@ class SessionStore:
     def sync(self) -> None:
         """Makes everything written so far durable (fsync); called at every turn boundary."""
         if self._writer is not None:
-            self._writer.sync()
+            try:
+                self._writer.sync()
+            except OSError as error:
+                raise SessionWriteError(self.path, error) from error
 
     def turn_boundary(self) -> None:
         self.sync()
@@ -235,11 +254,17 @@ class SessionStore:
 
     def _write(self, records: list[Record], header: SessionHeader | None = None) -> str:
         writer = self._open_writer()
+        lines = b"".join(self._line(record) for record in records)
+        new_header = None
         if self._contents.header is None and not self._index.in_file:
-            header = header or SessionHeader()
-            writer.write(self._line(header))
-            self._contents.header = header
-        writer.write(b"".join(self._line(record) for record in records))
+            new_header = header or SessionHeader()
+            lines = self._line(new_header) + lines
+        try:
+            writer.write(lines)  # one write: the header never lands without its first record
+        except OSError as error:
+            raise SessionWriteError(self.path, error) from error
+        if new_header is not None:
+            self._contents.header = new_header
         for record in records:
             self._index.add(record)
         return records[-1].id
@@ -292,4 +317,4 @@ def _usage_fields(step_usage: Any) -> dict[str, Any]:
     return {name: fields[name] for name in _USAGE_FIELDS if fields.get(name) is not None}
 
 
-__all__ = ["SessionStore"]
+__all__ = ["SessionStore", "SessionWriteError"]

@@ -203,3 +203,28 @@ def test_a_finished_turn_leaves_a_static_rendering_and_closes_its_widgets(kernel
     kernel.execute("import ipywidgets; from jupyter_agent.notebook.panel.finish import widget_tree")
     assert kernel.evaluate("any(w.comm is not None or w in ipywidgets.Widget.widgets.values() "
                            "for w in widget_tree(last_turn('static').renderer.widget))") == "False"
+
+
+def test_a_session_write_failure_ends_the_turn_with_the_error_in_the_panel(kernel):
+    kernel.execute("script('disk-filler', reply('short'), reply('a long answer ' * 400))")
+    kernel.agent_cell("-m disk-filler -s disk-full", "first")
+    kernel.wait_turn("disk-full")
+    path = kernel.folder / "analysis.agent" / "disk-full.jsonl"
+    size = path.stat().st_size
+    # The kernel may grow no file past the session's size plus room for the prompt: the answer's
+    # record then fails with EFBIG, as a full disk fails with ENOSPC.
+    kernel.execute("import resource, signal\n"
+                   "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+                   "_fsize = resource.getrlimit(resource.RLIMIT_FSIZE)\n"
+                   f"resource.setrlimit(resource.RLIMIT_FSIZE, ({size + 1500}, _fsize[1]))")
+    try:
+        msg_id, _ = kernel.agent_cell("-m disk-filler -s disk-full", "second")
+        kernel.wait_turn("disk-full")
+    finally:
+        kernel.execute("resource.setrlimit(resource.RLIMIT_FSIZE, _fsize)")
+    shown = squash(kernel.widget_text(msg_id))
+    assert f"could not write the session file {path}: File too large" in shown
+    assert kernel.evaluate("last_turn('disk-full').result.reason") == "'error'"
+    assert "a long answer" in shown  # what the file could not keep was still shown
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert "a long answer" not in path.read_text() and records[-1]["message"]["content"] == "second"

@@ -210,6 +210,31 @@ async def test_external_signal_aborts_the_run(scripted):
     assert result.reason == "aborted"
 
 
+async def test_fail_ends_the_run_with_that_error_and_stops_its_work(scripted, kit, events):
+    started, release = asyncio.Event(), asyncio.Event()
+    scripted.queue(tool_calls(call("slow", id="t1")), reply("never"))
+    run = run_agent(scripted.model(), "go", tools=[kit.make_tool("slow", started=started, release=release)], stream_fn=scripted)
+    run.add_listener(events)
+    await asyncio.wait_for(started.wait(), 5)
+    lost = OSError(28, "could not write the session file s.jsonl: No space left on device")
+    run.fail(lost)
+    run.fail(OSError("a second failure does not replace the first"))
+    result = await run.result()
+    assert (result.reason, result.error) == ("error", str(lost))
+    assert events.of("error")[-1].error is lost and events.of("finish")[0].reason == "error"
+    kit.assert_paired(events.events)
+    assert len(scripted.requests) == 1
+
+
+async def test_fail_during_the_last_message_still_ends_with_the_error(scripted):
+    scripted.queue(reply("done"))
+    run = run_agent(scripted.model(), "go", stream_fn=scripted)
+    lost = OSError("disk full")
+    run.add_listener(lambda event: run.fail(lost) if event.type == "message" and event.message.role == "assistant" else None)
+    result = await run.result()
+    assert (result.reason, result.error, result.text) == ("error", "disk full", "done")
+
+
 async def test_interrupt_after_settling_changes_nothing(scripted):
     scripted.queue(reply("ok"))
     run = run_agent(scripted.model(), "go", stream_fn=scripted)

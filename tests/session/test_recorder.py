@@ -211,3 +211,28 @@ class TestWithTheRuntime:
         assert store.usage().steps == 12
         store.close()
         assert self.shown(SessionStore(session_file, read_only=True).messages()) == self.shown(ended)
+
+
+def test_a_failed_write_is_reported_once_and_nothing_after_it_is_recorded(store):
+    failures = []
+    recorder = store.recorder(on_failure=failures.append)
+    recorder.record(SimpleNamespace(type="message", message=UserMessage(content="kept")))
+    broken = OSError(28, "No space left on device")
+
+    def full_disk(message):
+        raise broken
+
+    store.append = full_disk
+    recorder.record(SimpleNamespace(type="message", message=UserMessage(content="lost")))
+    del store.append
+    recorder.record(SimpleNamespace(type="message", message=UserMessage(content="after the failure")))
+    recorder.record(SimpleNamespace(type="finish"))
+    assert failures == [broken] and recorder.failure is broken
+    assert [m.content for m in store.history()] == ["kept"]  # a valid prefix, no hole
+
+
+def test_without_a_failure_handler_a_failed_write_raises_to_the_run(store):
+    recorder = store.recorder()
+    store.append = lambda message: (_ for _ in ()).throw(OSError(28, "No space left on device"))
+    with pytest.raises(OSError, match="No space left"):
+        recorder.record(SimpleNamespace(type="message", message=UserMessage(content="lost")))

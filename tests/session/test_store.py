@@ -1,10 +1,13 @@
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
 from jupyter_agent.messages import AssistantMessage, TextContent, Usage, UserMessage
-from jupyter_agent.session import SessionStore, SessionUsage
+from jupyter_agent.session import SessionStore, SessionUsage, SessionWriteError
 
 
 def reopen(store):
@@ -206,3 +209,67 @@ def test_context_manager_releases_the_file(session_file):
     with SessionStore(session_file) as again:
         again.append(UserMessage(content="there"))
         assert len(again.history()) == 2
+
+
+FULL_DISK_CHILD = """
+import resource, signal, sys
+from jupyter_agent.messages import UserMessage
+from jupyter_agent.session import SessionStore, SessionWriteError
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails with EFBIG
+store = SessionStore(sys.argv[1])
+store.append(UserMessage(content="fits"))
+size = store.path.stat().st_size
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (size + 100, hard))
+try:
+    store.append(UserMessage(content="x" * 1000))
+except SessionWriteError as error:
+    print("refused:", error)
+print("size unchanged:", store.path.stat().st_size == size)
+resource.setrlimit(resource.RLIMIT_FSIZE, (hard, hard))
+store.append(UserMessage(content="after"))
+print("messages:", [m.content for m in SessionStore(store.path).history()])
+"""
+
+
+def test_a_write_past_the_file_size_limit_is_a_clear_error_and_leaves_no_half_record(session_file):
+    finished = subprocess.run([sys.executable, "-c", FULL_DISK_CHILD, str(session_file)],
+                              capture_output=True, text=True, timeout=60)
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.splitlines() == [
+        f"refused: could not write the session file {session_file}: File too large",
+        "size unchanged: True",
+        "messages: ['fits', 'after']",
+    ]
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    """A 64 KB tmpfs (root only, as in CI containers): a disk that really fills up."""
+    mount_point = tmp_path / "tiny"
+    mount_point.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount_point)],
+                             capture_output=True) if os.geteuid() == 0 else None
+    if mounted is None or mounted.returncode != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    yield mount_point
+    subprocess.run(["umount", "-l", str(mount_point)], check=True)
+
+
+def test_a_full_disk_is_a_clear_error_and_the_store_stays_consistent(tiny_disk):
+    path = tiny_disk / "n.agent" / "main.jsonl"
+    store = SessionStore(path)
+    store.append(UserMessage(content="first"))
+    filler = tiny_disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    with pytest.raises(OSError, match="No space left"):
+        for _ in range(10_000):  # 64 KB fill in 17 writes; the bound only guards a broken mount
+            os.write(fd, b"\0" * 4096)
+    os.close(fd)
+    with pytest.raises(SessionWriteError, match=f"^could not write the session file {re.escape(str(path))}: No space left on device$"):
+        store.append(UserMessage(content="y" * 20_000))
+    assert [m.content for m in store.history()] == ["first"]
+    filler.unlink()
+    store.append(UserMessage(content="after"))
+    store.close()
+    assert [m.content for m in SessionStore(path).history()] == ["first", "after"]
