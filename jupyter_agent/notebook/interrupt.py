@@ -13,6 +13,11 @@ While any run is active we put our handler there. On SIGINT it stops every activ
 
 In the foreground (terminal IPython, a blocking ``--wait`` cell) the handler is installed
 directly with ``signal.signal`` and the previous one restored afterwards.
+
+The panel's Stop stops running Python the same way where its click arrives on another thread
+(JupyterLab sends widget messages to a kernel subshell): ``interrupt_code`` sends SIGINT to the
+main thread, aimed at that one run, provided our handler is the one in place; otherwise the
+caller says that ■ is needed.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ class InterruptRouter:
         self._entries: dict[object, _Entry] = {}
         self._previous: Any = None
         self._installed = False
+        self._target: object | None = None  # the run a self-sent SIGINT is meant for
 
     @property
     def active(self) -> bool:
@@ -115,11 +121,28 @@ class InterruptRouter:
             # Otherwise a cell is executing with its own handler; the kernel restores `previous`.
             signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_IGN)
 
+    def interrupt_code(self, token: object) -> bool:
+        """From another thread: interrupts the code run ``token`` executes on the main thread, as ■
+        does. ``False`` when SIGINT would not reach our handler (a cell is executing, or no run
+        is guarded): the caller must then say that ■ is needed."""
+        if token not in self._entries or threading.current_thread() is threading.main_thread():
+            return False
+        if signal.getsignal(signal.SIGINT) != self._on_sigint or not hasattr(signal, "pthread_kill"):
+            return False
+        self._target = token
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        return True
+
     def _on_sigint(self, signum: int, frame: Any) -> None:
+        target, self._target = self._target, None
         token = _ACTIVE_RUN.get()
         current = self._entries.get(token) if token is not None else None
-        in_code = current is not None and _in_task(current.loop)
-        for key, entry in list(self._entries.items()):
+        in_code = current is not None and _in_task(current.loop) and target in (None, token)
+        if target is None:  # ■ or Ctrl-C: every active run stops
+            entries = dict(self._entries)
+        else:  # one run's Stop
+            entries = {target: self._entries[target]} if target in self._entries else {}
+        for key, entry in entries.items():
             if in_code and key is token:
                 continue
             # Never call_on_loop here: the handler runs between two bytecodes of whatever the

@@ -89,6 +89,8 @@ class Turn:
         self.stop_requested = True
         if self._code_running and not on_loop_thread(self.loop):
             # A click on a subshell thread while agent-run Python blocks the loop.
+            if interrupt_router().interrupt_code(self):
+                return  # interrupted as by ■: the run stops once the code's result is recorded
             _safely(self.renderer.note, STOP_AFTER_CODE)
         call_on_loop(self.loop, self._interrupt)
 

@@ -48,7 +48,11 @@ def build_tools(
     wanted = set(selected or ALL_TOOLS)
     tools = []
     if wanted & set(KERNEL_TOOLS):
-        tools += kernel_tools(shell, data_policy=data_policy, sample_rows=sample_rows)
+        from jupyter_agent.notebook.live_code import LiveCode
+
+        # The turn's panel (the session's renderer while it runs) shows the code's output live.
+        live = LiveCode(lambda: getattr(session, "renderer", None))
+        tools += kernel_tools(shell, data_policy=data_policy, sample_rows=sample_rows, live=live)
     if wanted & set(NOTEBOOK_TOOLS):
         tools += notebook_tools(notebook_context(shell, session, current_step, cell_waits=cell_waits))
     if wanted & set(CODING_TOOLS):

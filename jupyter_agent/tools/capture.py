@@ -14,7 +14,7 @@ import io
 import re
 import sys
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from jupyter_agent.messages import ImageContent
 from jupyter_agent.tools.caps import HeadTailBuffer, OutputCaps, human_size, truncate_head_tail
@@ -31,8 +31,10 @@ def strip_ansi(text: str) -> str:
 class OutputSink:
     """Text in the order it was produced (capped head and tail) and the images, separately."""
 
-    def __init__(self, caps: OutputCaps) -> None:
+    def __init__(self, caps: OutputCaps, on_text: Callable[[str], None] | None = None) -> None:
         self.caps = caps
+        # Told every piece of text as it is produced (a live view while the code still runs).
+        self.on_text = on_text
         self.text: HeadTailBuffer[str] = HeadTailBuffer("", caps.capture_bytes)
         self.images: list[ImageContent] = []
         self.notes: list[str] = []
@@ -42,6 +44,8 @@ class OutputSink:
 
     def write(self, text: str) -> None:
         self.text.write(text)
+        if self.on_text is not None:
+            self.on_text(text)
 
     def add_bundle(self, data: dict, prefix: str = "") -> None:
         png = data.get("image/png")

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 import inspect
 import time
-from typing import Any
+from contextlib import AbstractContextManager, nullcontext
+from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
@@ -31,19 +32,23 @@ DESCRIPTION = (
 
 _INTERRUPTS = (KeyboardInterrupt, RunCancelled)
 
+# Entered around the code's run; yields where to send its text as it is printed (or None). The
+# notebook shows it in the call's card while the code still blocks the event loop.
+LiveOutput = Callable[[], AbstractContextManager[Callable[[str], None] | None]]
+
 
 class PythonArgs(BaseModel):
     code: str = Field(description="Python code to run, as in a notebook cell.")
 
 
-def python_tool(shell: Any, caps: OutputCaps) -> AgentTool:
+def python_tool(shell: Any, caps: OutputCaps, live: LiveOutput | None = None) -> AgentTool:
     async def execute(args: PythonArgs, signal: AbortSignal) -> list:
-        return run_python(shell, args.code, signal, caps)
+        return run_python(shell, args.code, signal, caps, live)
 
     return AgentTool(name="python", description=DESCRIPTION, parameters=PythonArgs, execute=execute, label="Python")
 
 
-def run_python(shell: Any, code: str, signal: AbortSignal, caps: OutputCaps) -> list:
+def run_python(shell: Any, code: str, signal: AbortSignal, caps: OutputCaps, live: LiveOutput | None = None) -> list:
     if _needs_event_loop(shell, code):
         raise ToolError(
             "Top-level await cannot run here: the agent itself runs on the kernel's event loop. "
@@ -56,9 +61,11 @@ def run_python(shell: Any, code: str, signal: AbortSignal, caps: OutputCaps) -> 
     interrupt: BaseException | None = None
     result = None
     try:
-        # A trailing ";" hides the last value, as in a cell.
-        with captured_output(shell, sink, quiet=code.rstrip().endswith(";")):
-            result = shell.run_cell(code, store_history=False, silent=False)
+        with live() if live is not None else nullcontext(None) as on_text:
+            sink.on_text = on_text
+            # A trailing ";" hides the last value, as in a cell.
+            with captured_output(shell, sink, quiet=code.rstrip().endswith(";")):
+                result = shell.run_cell(code, store_history=False, silent=False)
     except _INTERRUPTS as error:
         # Raised in IPython's own frames rather than the user's code; same meaning.
         interrupt = error

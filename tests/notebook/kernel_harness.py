@@ -146,6 +146,15 @@ class KernelHarness:
                                  + self.text_of(msg_id, "stderr"))
         return reply
 
+    def execute_in_subshell(self, subshell_id: str, code: str, timeout: float = REPLY_TIMEOUT) -> Reply:
+        """Runs code on a subshell's thread: it answers while the main shell is blocked."""
+        content = {"code": code, "silent": False, "store_history": False, "user_expressions": {},
+                   "allow_stdin": False, "stop_on_error": True}
+        msg = self.kc.session.msg("execute_request", content)
+        msg["header"]["subshell_id"] = subshell_id
+        self.kc.shell_channel.send(msg)
+        return self.wait_reply(msg["header"]["msg_id"], timeout)
+
     def evaluate(self, expression: str, timeout: float = REPLY_TIMEOUT) -> str:
         """The ``text/plain`` repr of an expression, computed in the kernel."""
         msg_id = self.send(expression)
@@ -295,16 +304,33 @@ class KernelHarness:
             return buttons[-1] if buttons else None
         return self.wait_for(find, timeout, f"a button {description!r}")
 
-    def click(self, comm_id: str) -> None:
-        self._comm_msg(comm_id, {"method": "custom", "content": {"event": "click"}})
+    def click(self, comm_id: str, subshell_id: str | None = None) -> None:
+        """A button click; with ``subshell_id`` sent to that subshell, as JupyterLab 4.6 sends widget messages."""
+        self._comm_msg(comm_id, {"method": "custom", "content": {"event": "click"}}, subshell_id)
+
+    def create_subshell(self, timeout: float = REPLY_TIMEOUT) -> str:
+        """A kernel subshell (ipykernel 7): its messages run on their own thread, beside the main shell."""
+        request = self.kc.session.msg("create_subshell_request", {})
+        self.kc.control_channel.send(request)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                reply = self.kc.control_channel.get_msg(timeout=0.1)
+            except queue.Empty:
+                continue
+            if reply["parent_header"].get("msg_id") == request["header"]["msg_id"]:
+                return reply["content"]["subshell_id"]
+        raise KernelTimeout("no create_subshell_reply")
 
     def set_state(self, comm_id: str, **state: Any) -> None:
         """A user edit, as the frontend syncs it (e.g. typing into a Text widget)."""
         self._comm_msg(comm_id, {"method": "update", "state": state, "buffer_paths": []})
         self.widgets.setdefault(comm_id, Widget(comm_id)).state.update(state)
 
-    def _comm_msg(self, comm_id: str, data: dict) -> None:
+    def _comm_msg(self, comm_id: str, data: dict, subshell_id: str | None = None) -> None:
         msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        if subshell_id is not None:
+            msg["header"]["subshell_id"] = subshell_id
         self.kc.shell_channel.send(msg)
 
     def widget_text(self, parent_msg_id: str | None = None) -> str:

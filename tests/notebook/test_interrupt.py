@@ -138,3 +138,10 @@ async def test_in_its_own_code_the_run_is_told_rather_than_stopped_at_once():
 
     task = asyncio.get_running_loop().create_task(run(), context=router.bind(token))
     assert await task == ["in_code", "other stopped"]
+
+
+def test_interrupt_code_refuses_what_it_cannot_aim_at_one_run():
+    from jupyter_agent.notebook.interrupt import InterruptRouter
+
+    router = InterruptRouter()
+    assert router.interrupt_code(object()) is False  # no such run is guarded

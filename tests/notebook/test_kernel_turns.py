@@ -228,3 +228,46 @@ def test_a_session_write_failure_ends_the_turn_with_the_error_in_the_panel(kerne
     assert "a long answer" in shown  # what the file could not keep was still shown
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert "a long answer" not in path.read_text() and records[-1]["message"]["content"] == "second"
+
+
+LOOPING_CODE = """import time
+ticks = 0
+while True:
+    ticks += 1
+    print(f"tick {ticks}", flush=True)
+    time.sleep(0.05)
+"""
+
+
+def footer_text(kernel, msg_id, session):
+    return next((w.state["value"] for w in kernel.cell_widgets(msg_id)
+                 if isinstance(w.state.get("value"), str) and f"session {session}" in w.state["value"]), "")
+
+
+def test_stop_clicked_on_a_subshell_interrupts_agent_run_python_whose_output_shows_live(kernel):
+    kernel.execute(f"script('looper', tool_calls(call('python', {{'code': {LOOPING_CODE!r}}})), reply('never'))")
+    msg_id, _ = kernel.agent_cell("-m looper -s live-stop -p yolo", "Loop forever")
+    # The loop's prints reach its card while the call still runs (the event loop is blocked).
+    kernel.wait_for(lambda: "tick 3" in kernel.widget_text(msg_id), what="live output of the running code")
+    assert "output so far (running" in kernel.widget_text(msg_id) and "done ·" not in kernel.widget_text(msg_id)
+    # (No evaluate() until the code stops: the main shell is as blocked as the event loop.)
+    # The footer's clock keeps moving meanwhile.
+    shown = footer_text(kernel, msg_id, "live-stop")
+    kernel.wait_for(lambda: footer_text(kernel, msg_id, "live-stop") not in ("", shown), what="the footer clock to move")
+    # ipykernel routes a comm's frontend messages to the subshell its last kernel message went
+    # out from: a frontend talking through a subshell (JupyterLab's comms over subshells) gets
+    # the Stop button's state from there, and its click then runs on that subshell's thread.
+    subshell = kernel.create_subshell()
+    stop = kernel.button(msg_id, "Stop").comm_id
+    reply = kernel.execute_in_subshell(subshell, f"__import__('ipywidgets').Widget.widgets[{stop!r}].send_state()\n"
+                                                 "import threading; threading.current_thread().name")
+    assert reply.ok
+    clicked = time.monotonic()
+    kernel.click(stop, subshell_id=subshell)
+    kernel.wait_turn("live-stop", timeout=15)
+    assert time.monotonic() - clicked < 10  # the loop never ends by itself
+    assert kernel.evaluate("last_turn('live-stop').result.reason") == "'aborted'"
+    result = kernel.evaluate("last_turn('live-stop').result.messages[-1].content[0].text")
+    assert result.startswith("'Interrupted (AgentInterrupted) after") and "tick 1" in result
+    assert kernel.evaluate("unpaired_calls('live-stop')") == "[]"
+    assert kernel.is_alive() and kernel.evaluate("ticks > 0") == "True"

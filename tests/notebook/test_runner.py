@@ -161,24 +161,48 @@ async def test_hooks_called_from_a_subshell_thread_act_on_the_loop(manager, scri
     assert await asyncio.to_thread(second.on_steer, "too late") is False
 
 
-async def test_stop_from_a_subshell_while_python_runs_says_when_it_takes_effect(manager, scripted):
-    model = ScriptedModel([tool_calls(call("python", {"code": "busy()"})), reply("after")])
-    choice = scripted("m10", model)
-    renderer = RecordingRenderer()
-    clicked = []
-
-    async def python(args, signal):
-        # Agent-run code blocks the loop's thread; meanwhile the Stop click arrives on a subshell.
-        thread = __import__("threading").Thread(target=lambda: clicked.append(renderer.on_stop()))
-        thread.start()
-        thread.join()
-        return "done"
+def blocking_python(renderer, seconds=10.0):
+    """A python tool whose code blocks the loop's thread (as agent-run code does) while the Stop
+    click arrives on another thread (a kernel subshell); bounded in case nothing interrupts it."""
+    import threading
+    import time
 
     class Code(BaseModel):
         code: str
 
-    tool = AgentTool(name="python", description="", parameters=Code, execute=python)
-    turn = make_turn(manager.get(), renderer, choice, tools=[tool], permissions="yolo")
+    async def python(args, signal):
+        threading.Thread(target=renderer.on_stop).start()
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            pass
+        return "ran to its end"
+
+    return AgentTool(name="python", description="", parameters=Code, execute=python)
+
+
+async def test_stop_from_a_subshell_interrupts_running_python_as_the_kernel_interrupt_does(manager, scripted):
+    model = ScriptedModel([tool_calls(call("python", {"code": "while True: pass"})), reply("never")])
+    renderer = RecordingRenderer()
+    turn = make_turn(manager.get(), renderer, scripted("m10", model), tools=[blocking_python(renderer)], permissions="yolo")
+    await runner.start(turn)
+    assert turn.result.reason == "aborted" and len(model.requests) == 1
+    result = turn.result.messages[-1]
+    assert result.is_error and result.content[0].text == "Interrupted by the user"  # not "ran to its end"
+    assert runner.STOP_AFTER_CODE not in renderer.notes
+
+
+async def test_stop_from_a_subshell_says_at_once_that_the_interrupt_is_needed_where_it_cannot_reach(
+        manager, scripted, monkeypatch):
+    import signal
+
+    from jupyter_agent.notebook import interrupt
+
+    # While a cell executes, ipykernel's own handler is in place: a SIGINT would hit the cell.
+    monkeypatch.setattr(interrupt.signal, "getsignal", lambda number: signal.default_int_handler)
+    model = ScriptedModel([tool_calls(call("python", {"code": "busy()"})), reply("after")])
+    renderer = RecordingRenderer()
+    tool = blocking_python(renderer, seconds=0.5)
+    turn = make_turn(manager.get(), renderer, scripted("m11", model), tools=[tool], permissions="yolo")
     await runner.start(turn)
     assert runner.STOP_AFTER_CODE in renderer.notes
     assert turn.result.reason == "aborted" and len(model.requests) == 1

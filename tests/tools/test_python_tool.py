@@ -160,3 +160,23 @@ async def test_top_level_await_is_refused_with_advice(kernel):
 
 async def test_magics_work(kernel):
     assert "Out: 3" in await kernel.text("python", code="%time z = 3\nz")
+
+
+async def test_output_goes_to_the_live_hook_as_it_is_printed(shell):
+    from contextlib import contextmanager
+
+    from jupyter_agent.tools import kernel_tools
+
+    seen, entered = [], []
+
+    @contextmanager
+    def live():
+        entered.append(True)
+        yield seen.append
+
+    code = "print('first', flush=True)\nassert _live_seen == ['first', '\\n']\nprint('second')"
+    shell.user_ns["_live_seen"] = seen
+    (python, *_) = kernel_tools(shell, live=live)
+    result = await python.execute(python.parameters(code=code), AbortController().signal)
+    assert result[0].text == "first\nsecond" and entered == [True]
+    assert "".join(seen) == "first\nsecond\n"

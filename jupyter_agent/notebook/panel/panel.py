@@ -159,6 +159,23 @@ class AgentPanel(EventRouter):
             self.footer.refresh()
         self._keep_footer_ticking()
 
+    def live_output(self, text: str) -> None:
+        """Output of the running ``python`` call, shown in its card at once.
+
+        Called while that code blocks the event loop (from a helper thread, the only one then
+        touching the panel), so nothing here may wait for the loop.
+        """
+        card = self._open_card("python")
+        if card is not None:
+            card.show_live(text)
+        self.tick()
+
+    def tick(self) -> None:
+        """Moves the footer's clock when the loop cannot (agent-run code blocks it)."""
+        if self.footer.state not in TERMINAL:
+            self._footer_shown_at = self._clock.now()
+            self.footer.refresh()
+
     def show_error(self, text: str) -> None:
         self.record.show_error(text)
         self._errors.append(text)

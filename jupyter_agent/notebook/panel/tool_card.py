@@ -17,6 +17,11 @@ from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.shared import Shared
 
 
+LIVE_DISPLAY_CHARS = 20_000
+# Said while code runs: the kernel's Interrupt reaches it wherever a Stop click cannot.
+LIVE_LABEL = "output so far (running; ■ Interrupt stops it)"
+
+
 def code_html(text: str, language: str = "", *, css: str = "ja-code") -> str:
     lang = f' data-lang="{escape(language)}"' if language else ""
     return f'<pre class="{css}"{lang}>{escape(text)}</pre>'
@@ -48,6 +53,8 @@ class ToolCard:
         self._accordion = self._shared.accordion(self._body, self._title())
         self._images: W.VBox | None = None
         self._nested: W.VBox | None = None
+        self._live: W.HTML | None = None
+        self._live_text = ""
         self.widget = self._shared.vbox([self._accordion], "ja-tool")
 
     @property
@@ -81,10 +88,26 @@ class ToolCard:
         self._started = self._clock()
         self.set_status("running…")
 
+    def show_live(self, text: str) -> None:
+        """Output of the call while it still runs; the result replaces it (see ``finish``)."""
+        if self.finished or not text:
+            return
+        # The latest output matters while code runs: keep its tail.
+        self._live_text = (self._live_text + text)[-LIVE_DISPLAY_CHARS:]
+        html = f'<div class="ja-label">{LIVE_LABEL}</div>{code_html(self._live_text)}'
+        if self._live is None:
+            self._live = self._shared.html(html)
+            self._body.children = (*self._body.children, self._live)
+        else:
+            self._live.value = html
+
     def finish(self, content: Any, is_error: bool = False, cancelled: bool = False) -> None:
         """Show the result: output text in the body, images below the card.
         ``cancelled``: the run was stopped before or while the call ran; that is no tool error."""
         cancelled = cancelled or self.status == "cancelled"  # the approval it waited for was cancelled
+        if self._live is not None:
+            self._body.children = tuple(child for child in self._body.children if child is not self._live)
+            self._live = None
         self.finished = True
         self.is_error = bool(is_error) and not cancelled
         took = fmt.elapsed(self._clock() - self._started)

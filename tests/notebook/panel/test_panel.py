@@ -281,3 +281,17 @@ def test_a_call_the_run_was_stopped_in_shows_as_cancelled_not_error(clock, kit):
     panel.handle(kit.event("tool_result", tool_call_id="c2", name="bash", content=[kit.text("Run cancelled")],
                            is_error=True, details=None))
     assert panel.cards[1].title == "■ bash: make — cancelled"
+
+
+def test_live_output_reaches_the_running_python_card_and_the_clock_moves_without_the_loop(clock, kit):
+    panel = make_panel(clock)
+    panel.set_state("running")
+    panel.handle(kit.event("tool_call", tool_call_id="c1", name="python", args={"code": "loop()"}))
+    footer = panel.footer.widget.value
+    clock.time += 7  # no loop timer fires while agent-run code blocks the loop
+    panel.live_output("tick 1\n")
+    assert "tick 1" in panel.cards[0]._body.children[-1].value
+    assert panel.footer.widget.value != footer and "7" in panel.footer.widget.value
+    clock.time += 2
+    panel.tick()
+    assert "9" in panel.footer.widget.value

@@ -55,3 +55,17 @@ def test_args_html_escapes_and_labels():
     assert "&lt;script&gt;" in html and "<script>" not in html
     assert '<div class="ja-label">content</div>' in html
     assert "&quot;path&quot;: &quot;&lt;a&gt;.py&quot;" in html
+
+
+def test_live_output_shows_while_the_call_runs_and_the_result_replaces_it(kit):
+    card = ToolCard("c1", "python", {"code": "loop()"})
+    card.show_live("tick 1\n")
+    card.show_live("tick 2\n")
+    live = card._body.children[-1].value
+    assert "output so far (running; ■ Interrupt stops it)" in live and "tick 1\ntick 2\n" in live
+    card.show_live("x" * 30_000)
+    assert "tick 1" not in card._body.children[-1].value  # the tail is what matters while it runs
+    card.finish([kit.text("Interrupted")], is_error=True)
+    assert len(card._body.children) == 2 and "output so far" not in card.output_html
+    card.show_live("late")  # after the result nothing live is added
+    assert len(card._body.children) == 2
