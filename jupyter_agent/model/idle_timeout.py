@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from types import TracebackType
 
 DEFAULT_IDLE_TIMEOUT = 120.0
 IDLE_TIMEOUT_ENV = "JUPYTER_AGENT_STREAM_TIMEOUT"
@@ -36,26 +37,28 @@ def no_data_message(provider: str, seconds: float) -> str:
 
 
 class IdleTimeout:
+    _loop: asyncio.AbstractEventLoop  # the running loop, from entry on
+
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.expired = False
         self._scope = asyncio.timeout(None)
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._last = 0.0
         self._timer: asyncio.TimerHandle | None = None
 
     async def __aenter__(self) -> "IdleTimeout":
-        self._loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         await self._scope.__aenter__()
-        self._last = self._loop.time()
-        self._timer = self._loop.call_at(self._last + self.seconds, self._check)
+        self._last = loop.time()
+        self._timer = loop.call_at(self._last + self.seconds, self._check)
         return self
 
-    async def __aexit__(self, *exc_info: object) -> bool | None:
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        traceback: TracebackType | None) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        return await self._scope.__aexit__(*exc_info)
+        await self._scope.__aexit__(kind, error, traceback)
 
     def touch(self) -> None:
         self._last = self._loop.time()

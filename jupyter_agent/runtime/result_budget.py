@@ -13,6 +13,8 @@ import dataclasses
 import inspect
 from typing import Sequence
 
+from pydantic import BaseModel
+
 from jupyter_agent.messages import ImageContent, Message, TextContent, ToolResultMessage
 from jupyter_agent.loop import AbortSignal, AgentTool, ToolOutput
 from jupyter_agent.loop.execute_tool import normalize_output
@@ -44,12 +46,12 @@ def clamp_text(text: str, max_chars: int, window_tokens: int) -> str:
     return f"{head}\n{cut_note(len(text) - len(head) - len(tail), window_tokens)}\n{tail}"
 
 
-def clamp_blocks(blocks: Sequence[TextContent | ImageContent], max_chars: int, window_tokens: int) -> list:
+def clamp_blocks(blocks: Sequence[TextContent | ImageContent], max_chars: int, window_tokens: int) -> list[TextContent | ImageContent]:
     """The text blocks share ``max_chars``; images pass (they are capped by count and bytes)."""
     total = sum(len(block.text) for block in blocks if isinstance(block, TextContent))
     if total <= max_chars:
         return list(blocks)
-    clamped: list = []
+    clamped: list[TextContent | ImageContent] = []
     remaining = max_chars
     for block in blocks:
         if isinstance(block, TextContent):
@@ -63,8 +65,8 @@ def clamp_blocks(blocks: Sequence[TextContent | ImageContent], max_chars: int, w
 def clamp_tool(tool: AgentTool, max_chars: int, window_tokens: int) -> AgentTool:
     run_tool = tool.execute
 
-    async def execute(args, signal: AbortSignal) -> ToolOutput:
-        outcome = run_tool(args, signal)
+    async def execute(args: BaseModel, signal: AbortSignal) -> ToolOutput:
+        outcome: object = run_tool(args, signal)
         if inspect.isawaitable(outcome):
             outcome = await outcome
         content, details = normalize_output(outcome)
