@@ -127,11 +127,15 @@ class InterruptRouter:
         is guarded): the caller must then say that ■ is needed."""
         if token not in self._entries or threading.current_thread() is threading.main_thread():
             return False
-        if signal.getsignal(signal.SIGINT) != self._on_sigint or not hasattr(signal, "pthread_kill"):
+        if not self._handler_in_place() or not hasattr(signal, "pthread_kill"):
             return False
         self._target = token
         signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
         return True
+
+    def _handler_in_place(self) -> bool:
+        # While a cell executes, ipykernel's own handler is there: a SIGINT would hit that cell.
+        return signal.getsignal(signal.SIGINT) == self._on_sigint
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
         target, self._target = self._target, None

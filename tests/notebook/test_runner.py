@@ -193,12 +193,10 @@ async def test_stop_from_a_subshell_interrupts_running_python_as_the_kernel_inte
 
 async def test_stop_from_a_subshell_says_at_once_that_the_interrupt_is_needed_where_it_cannot_reach(
         manager, scripted, monkeypatch):
-    import signal
-
-    from jupyter_agent.notebook import interrupt
+    from jupyter_agent.notebook.interrupt import InterruptRouter
 
     # While a cell executes, ipykernel's own handler is in place: a SIGINT would hit the cell.
-    monkeypatch.setattr(interrupt.signal, "getsignal", lambda number: signal.default_int_handler)
+    monkeypatch.setattr(InterruptRouter, "_handler_in_place", lambda self: False)
     model = ScriptedModel([tool_calls(call("python", {"code": "busy()"})), reply("after")])
     renderer = RecordingRenderer()
     tool = blocking_python(renderer, seconds=0.5)
