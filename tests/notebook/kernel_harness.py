@@ -146,15 +146,6 @@ class KernelHarness:
                                  + self.text_of(msg_id, "stderr"))
         return reply
 
-    def execute_in_subshell(self, subshell_id: str, code: str, timeout: float = REPLY_TIMEOUT) -> Reply:
-        """Runs code on a subshell's thread: it answers while the main shell is blocked."""
-        content = {"code": code, "silent": False, "store_history": False, "user_expressions": {},
-                   "allow_stdin": False, "stop_on_error": True}
-        msg = self.kc.session.msg("execute_request", content)
-        msg["header"]["subshell_id"] = subshell_id
-        self.kc.shell_channel.send(msg)
-        return self.wait_reply(msg["header"]["msg_id"], timeout)
-
     def evaluate(self, expression: str, timeout: float = REPLY_TIMEOUT) -> str:
         """The ``text/plain`` repr of an expression, computed in the kernel."""
         msg_id = self.send(expression)

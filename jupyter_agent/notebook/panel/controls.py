@@ -7,6 +7,7 @@ The buttons only call the hooks the integration installs (`on_stop`, `on_steer`,
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
@@ -14,6 +15,20 @@ from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
 _PLACEHOLDER = "Message the agent…"
 # Drawn by the stylesheet: an emoji hourglass shows as a box where no emoji font is installed.
 SPINNER = '<span class="ja-spinner"></span>'
+
+
+def handle_where_sent(widget: Any) -> None:
+    """Lets the frontend's messages to ``widget`` run on the subshell they were sent to.
+
+    ipykernel 7 hands a comm's incoming messages to the subshell its own last message went out
+    from, which for a widget a cell made is the main shell. JupyterLab sends widget messages on a
+    subshell, but agent-run Python blocks the main shell: a Stop click would wait for the very
+    code it should stop. Routed as sent, the click runs on the subshell's thread, which can
+    interrupt that code (``Turn.stop``). A kernel without this routing is left as it is.
+    """
+    comm = getattr(widget, "comm", None)
+    if comm is not None and callable(getattr(comm, "_reply_subshell_for", None)):
+        comm._reply_subshell_for = lambda data, sent_to: sent_to
 
 
 class Controls:
@@ -32,6 +47,7 @@ class Controls:
         self.steer_button.on_click(lambda _: self._send("steer"))
         self.follow_up_button.on_click(lambda _: self._send("follow_up"))
         self.stop_button.on_click(lambda _: self._stop())
+        handle_where_sent(self.stop_button)
         self.queue_html = shared.html("", "ja-queue", HIDDEN)
         row = shared.hbox([self.text, self.steer_button, self.follow_up_button, self.stop_button], "ja-controls")
         self.widget = shared.vbox([self.queue_html, row])

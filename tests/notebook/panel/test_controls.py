@@ -65,3 +65,18 @@ def test_finished_run_hides_the_controls():
     assert not is_visible(controls.widget)
     controls.set_enabled(True)
     assert is_visible(controls.widget)
+
+
+def test_the_stop_buttons_messages_run_on_the_subshell_they_were_sent_to():
+    from types import SimpleNamespace
+
+    from jupyter_agent.notebook.panel.controls import handle_where_sent
+
+    # ipykernel 7's routing hook: the subshell of the comm's last outgoing message ("main" here).
+    comm = SimpleNamespace(_reply_subshell_for=lambda data, sent_to: None)
+    handle_where_sent(SimpleNamespace(comm=comm))
+    assert comm._reply_subshell_for({"method": "custom"}, "subshell-1") == "subshell-1"
+    untouched = SimpleNamespace()
+    handle_where_sent(SimpleNamespace(comm=untouched))  # a kernel without the hook is left alone
+    assert not hasattr(untouched, "_reply_subshell_for")
+    handle_where_sent(SimpleNamespace(comm=None))
