@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from jupyter_agent.loop import AgentTool
 from jupyter_agent.messages import TextContent
+from jupyter_agent.tools.backtracking import may_backtrack
 from jupyter_agent.tools.blocking import Stopped, in_thread
 from jupyter_agent.tools.caps import OutputCaps, clip_line, truncate_head
 from jupyter_agent.tools.errors import ToolError
@@ -66,6 +67,7 @@ class _Search:
     files: int = 0
     skipped_large: int = 0
     too_slow: list[str] = field(default_factory=list)
+    guarded: bool = True  # whether the pattern may backtrack: only then a time limit per match
     stopped: bool = False
     stop: threading.Event = field(default_factory=threading.Event)
 
@@ -83,7 +85,7 @@ def grep_tool(workspace: Workspace, caps: OutputCaps) -> AgentTool:
 def search(workspace: Workspace, caps: OutputCaps, args: GrepArgs, stop: threading.Event | None = None) -> str:
     """The search itself; the tool runs it in a child process (``grep_process``)."""
     stop = stop or threading.Event()
-    state = _Search(*_compile(args.pattern), caps=caps, stop=stop)
+    state = _Search(*_compile(args.pattern), caps=caps, stop=stop, guarded=may_backtrack(args.pattern))
     start = workspace.resolve(args.path)
     if not start.exists():
         raise ToolError(f"Path not found: {workspace.relative(start)}.")
@@ -134,7 +136,8 @@ def _search_file(path: str, shown: str, state: _Search) -> None:
     seconds = state.caps.grep_file_seconds
     deadline = time.monotonic() + seconds
     try:
-        if state.literal is None and state.whole_regex.search(text, timeout=seconds) is None:
+        limit = {"timeout": seconds} if state.guarded else {}
+        if state.literal is None and state.whole_regex.search(text, **limit) is None:
             return
         _search_lines(text, shown, state, deadline)
     except TimeoutError:
@@ -147,7 +150,8 @@ def _search_lines(text: str, shown: str, state: _Search, deadline: float) -> Non
     for number, line in enumerate(text.split("\n"), start=1):
         if number % _STOP_CHECK_LINES == 0 and state.stop.is_set():
             raise Stopped()
-        if state.line_regex.search(line, timeout=max(deadline - time.monotonic(), 0.001)) is None:
+        limit = {"timeout": max(deadline - time.monotonic(), 0.001)} if state.guarded else {}
+        if state.line_regex.search(line, **limit) is None:
             continue
         in_file += 1
         if in_file <= caps.grep_max_per_file and not state.stopped:
