@@ -63,8 +63,7 @@ class LabBridge:
 
     def _offer_materialize(self, turn: Any, target: Any) -> None:
         """A "Materialize" button on the finished panel, when the extension can insert cells."""
-        offer = getattr(turn.renderer, "offer_materialize", None)  # only the widget panel has buttons
-        if offer is None or not target.connected:
+        if not target.connected:
             return
         from jupyter_agent.notebook.comm import python_cells
 
@@ -80,4 +79,4 @@ class LabBridge:
                 return f"Inserting {count} below the agent cell."
             return MATERIALIZE_OFFLINE
 
-        offer(len(cells), materialize)
+        turn.renderer.offer_materialize(len(cells), materialize)

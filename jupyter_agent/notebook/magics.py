@@ -203,10 +203,11 @@ class AgentMagics(Magics):
                 notebook_outline=_outline(shell, session, cell_id, config.recent_cells),
             ))
 
-        return runner.Turn(prompt=prompt, session=session, renderer=renderer, choice=choice, settings=settings,
-                           build_tools=make_tools, build_system=make_system, foreground=mode == "terminal",
-                           cell_id=cell_id, on_started=self.bridge.turn_started,
-                           on_finished=self.bridge.turn_finished)
+        request = runner.TurnRequest(prompt=prompt, session=session, renderer=renderer, choice=choice,
+                                     settings=settings, build_tools=make_tools, build_system=make_system,
+                                     cell_id=cell_id, on_started=self.bridge.turn_started,
+                                     on_finished=self.bridge.turn_finished)
+        return runner.Turn(request, foreground=mode == "terminal")
 
     def _session(self, args: Any, config: AgentConfig):
         name = args.session or (None if config.session == "main" else config.session)

@@ -14,11 +14,28 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
+from jupyter_agent.messages import Message
 from jupyter_agent.notebook.interrupt import interrupt_router
 from jupyter_agent.notebook.model_resolution import ModelChoice, ResolvedModel, needs_litellm, resolve
+from jupyter_agent.notebook.renderer import Renderer
 from jupyter_agent.notebook.threads import call_on_loop, on_loop_thread
+from jupyter_agent.runtime.events import (
+    ApprovalRequestEvent,
+    ApprovalResponseEvent,
+    RunEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
+
+if TYPE_CHECKING:
+    from jupyter_agent.loop import AgentTool
+    from jupyter_agent.notebook.session_manager import AgentSession
+    from jupyter_agent.notebook.turn_features import TurnFeatures
+    from jupyter_agent.runtime import AgentRun, RunResult
+    from jupyter_agent.runtime.permissions import PermissionMode
+    from jupyter_agent.tools.data_policy import DataPolicyName as DataPolicy
 
 WAITING = "waiting for the turn above"
 LOADING_LITELLM = "Loading litellm (its first use in a kernel takes a few seconds)…"
@@ -33,15 +50,15 @@ _PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "SessionWriteError", 
 _RUNS: set[asyncio.Task] = set()  # strong references to every turn task
 
 
-@dataclass
+@dataclass(frozen=True)
 class TurnSettings:
-    permissions: str = "ask"
+    permissions: PermissionMode = "ask"
     max_steps: int | None = None
     max_spend: float | None = None
     tools: tuple[str, ...] = ()
     api_key: str | None = None
     api_base: str | None = None
-    data_policy: str = "sample"
+    data_policy: DataPolicy = "sample"
     sample_rows: int = 5
     bash_timeout: float = 120.0
     stream_timeout: float | None = None  # seconds of provider silence before a response fails
@@ -52,34 +69,59 @@ class TurnSettings:
     mcp_subagents: bool = False  # sub-agents also get the read-only MCP tools
 
 
-@dataclass(eq=False)  # identity semantics: a turn is a key of the interrupt router
-class Turn:
+@dataclass(frozen=True)
+class TurnRequest:
+    """What a ``%%agent`` cell asked for: fixed when the cell runs, never changed by the run."""
+
     prompt: str
-    session: Any  # AgentSession
-    renderer: Any
+    session: AgentSession
+    renderer: Renderer
     choice: ModelChoice
     settings: TurnSettings
-    build_tools: Callable[[Callable[[], int]], list]  # current_step -> tools
-    build_system: Callable[[ResolvedModel, list], str]
-    foreground: bool = False
+    build_tools: Callable[[Callable[[], int]], list[AgentTool]]  # current_step -> tools
+    build_system: Callable[[ResolvedModel, list[AgentTool]], str]
     cell_id: str | None = None  # JupyterLab's id of the %%agent cell (for the lab extension)
     # Told when the turn starts running and when it ends: (turn) and (turn, status, steps).
-    on_started: Callable[["Turn"], Any] | None = None
-    on_finished: Callable[["Turn", str, int], Any] | None = None
-    task: asyncio.Task | None = None
-    run: Any = None
+    on_started: Callable[[Turn], None] | None = None
+    on_finished: Callable[[Turn, str, int], None] | None = None
+
+
+@dataclass(eq=False)  # identity semantics: a turn is a key of the interrupt router
+class Turn:
+    """A request and its live state: the one owner of its run, its task and its outcome."""
+
+    request: TurnRequest
+    foreground: bool = False  # runs to its end in the caller (terminal, --wait, headless)
+    task: asyncio.Task[None] | None = None
+    run: AgentRun | None = None
     resolved: ResolvedModel | None = None
-    features: Any = None  # TurnFeatures: plan, memory, delegation
+    features: TurnFeatures | None = None  # plan, memory, delegation
     mcp: Any = None  # McpTurn: the MCP servers' tools and notes
     _mcp_opening: asyncio.Task | None = None
     prior_count: int = 0  # messages the session held before this turn
     stop_requested: bool = False
     error: BaseException | None = None
-    result: Any = None
+    result: RunResult | None = None
 
     loop: asyncio.AbstractEventLoop | None = None
     _stop_after_tool: bool = False
     _code_running: bool = False  # a python tool call is (about to be) executing on the loop's thread
+
+    @property
+    def session(self) -> AgentSession:
+        return self.request.session
+
+    @property
+    def renderer(self) -> Renderer:
+        return self.request.renderer
+
+    @property
+    def settings(self) -> TurnSettings:
+        return self.request.settings
+
+    @property
+    def cell_id(self) -> str | None:
+        return self.request.cell_id
 
     # The hooks below are called by widget callbacks. JupyterLab sends comm messages to a kernel
     # subshell, so they may run on another thread: anything touching the run goes to its loop.
@@ -103,27 +145,28 @@ class Turn:
             # In case the interrupted code was not a tool: stop anyway, a moment later.
             self.loop.call_later(INTERRUPT_GRACE, self._interrupt)
 
-    def _follow_tools(self, event: Any) -> None:
+    def _follow_tools(self, event: RunEvent) -> None:
         """Knows when agent-run Python occupies the loop; stops after an interrupted tool."""
-        kind = getattr(event, "type", None)
-        if kind == "tool_call":
+        if isinstance(event, ToolCallEvent):
             self._code_running = event.name == "python"
-        elif kind == "approval_request":
+        elif isinstance(event, ApprovalRequestEvent):
             self._code_running = False
-        elif kind == "approval_response":
+        elif isinstance(event, ApprovalResponseEvent):
             self._code_running = event.request.tool_name == "python" and event.decision != "deny"
-        elif kind == "tool_result":
+        elif isinstance(event, ToolResultEvent):
             self._code_running = False
             if self._stop_after_tool:
                 self._interrupt()
 
     def steer(self, text: str) -> bool:
+        """Steer button, ``%agent steer`` and the lab extension: delivered at the next step."""
         return self._deliver(text, "steer")
 
     def follow_up(self, text: str) -> bool:
+        """Follow-up button and ``%agent follow-up``: delivered when the agent would finish."""
         return self._deliver(text, "follow_up")
 
-    def new_messages(self) -> list:
+    def new_messages(self) -> list[Message]:
         """The messages this turn added (empty until it has a result)."""
         return list(self.result.messages[self.prior_count:]) if self.result is not None else []
 
@@ -135,7 +178,7 @@ class Turn:
         if self.features is not None:
             self.features.stop()
 
-    def _deliver(self, text: str, kind: str) -> bool:
+    def _deliver(self, text: str, kind: Literal["steer", "follow_up"]) -> bool:
         run = self.run
         if run is None or run.done or not text.strip():
             return False
@@ -146,7 +189,7 @@ class Turn:
         return True  # checked above; the run may still end first, like any race with the answer
 
 
-def start(turn: Turn) -> asyncio.Task:
+def start(turn: Turn) -> asyncio.Task[None]:
     """Starts ``turn`` as a background task on the running loop."""
     loop = asyncio.get_running_loop()
     turn.loop = loop
@@ -174,7 +217,7 @@ async def run_in_foreground(turn: Turn) -> None:
         raise
 
 
-async def wait_idle(session: Any) -> None:
+async def wait_idle(session: AgentSession) -> None:
     """``%agent wait``: until every queued and running turn of the session has ended.
 
     Shielded: interrupting the waiting cell must not cancel the agent's turns.
@@ -204,13 +247,15 @@ async def execute(turn: Turn) -> None:
                 if turn.stop_requested:
                     _safely(renderer.set_state, "stopped", STOPPED_BEFORE_START)
                     return
-                if turn.on_started is not None:
-                    _safely(turn.on_started, turn)
+                on_started, on_finished = turn.request.on_started, turn.request.on_finished
+                if on_started is not None:
+                    _safely(on_started, turn)
                 try:
                     await _run(turn)
                 finally:
-                    if turn.on_finished is not None:
-                        _safely(turn.on_finished, turn, *_outcome(turn))
+                    session.current = None
+                    if on_finished is not None:
+                        _safely(on_finished, turn, *_outcome(turn))
     except asyncio.CancelledError:
         _safely(renderer.show_error, "The turn was cancelled.")
         _safely(renderer.set_state, "stopped")
@@ -220,9 +265,6 @@ async def execute(turn: Turn) -> None:
         _safely(renderer.show_error, describe_error(error))
         _safely(renderer.set_state, "error")
     finally:
-        if session.renderer is renderer:
-            session.renderer = None
-        session.run = None
         # The live view becomes what a saved notebook keeps (the panel: static outputs, widgets closed).
         _safely(renderer.finish)
 
@@ -239,13 +281,13 @@ async def _run(turn: Turn) -> None:
     if turn.stop_requested:
         _safely(renderer.set_state, "stopped", STOPPED_BEFORE_START)
         return
-    session.renderer = renderer
+    session.current = turn  # approvals go to this turn's renderer from now on
     store = session.store
     # The runtime's framing of a compaction summary, so a resumed session shows the model the same.
     # A record that cannot be written (a full disk) ends the turn with that error, never silently.
     recorder = store.recorder(snapshots=session.snapshots, summary_message=summary_message,
                               on_failure=lambda error: turn.run.fail(error) if turn.run is not None else None)
-    tools = turn.build_tools(lambda: recorder.current_step or 0)
+    tools = turn.request.build_tools(lambda: recorder.current_step or 0)
     features = turn.features = TurnFeatures.build(session, settings, renderer, resolved, tools)
     tools = [*tools, *features.tools]
     mcp = turn.mcp = await _open_mcp(turn)
@@ -256,7 +298,7 @@ async def _run(turn: Turn) -> None:
         features.delegation.tools = [*features.delegation.tools, *mcp.read_only_tools()]
     base_names = [tool.name for tool in tools]
     tools = [*tools, *mcp.tools]
-    system = turn.build_system(resolved, tools)
+    system = turn.request.build_system(resolved, tools)
     if mcp.system_section():
         system = f"{system}\n\n{mcp.system_section()}"
     policy = session.policy_for(settings.permissions)
@@ -266,7 +308,7 @@ async def _run(turn: Turn) -> None:
     turn.prior_count = len(prior)
     run = run_agent(
         model=resolved.model,
-        prompt=turn.prompt,
+        prompt=turn.request.prompt,
         system=system,
         tools=tools,
         messages=prior,
@@ -278,7 +320,6 @@ async def _run(turn: Turn) -> None:
     )
     features.attach(run)
     turn.run = run
-    session.run = run
     run.add_listener(recorder.record)
     run.add_listener(renderer.handle)
     run.add_listener(turn._follow_tools)
@@ -317,14 +358,15 @@ async def _resolve(turn: Turn) -> ResolvedModel:
     """Resolves the model in a worker thread: the first litellm model waits for its import."""
     settings = turn.settings
     waiting = False
-    if needs_litellm(turn.choice):
+    choice = turn.request.choice
+    if needs_litellm(choice):
         from jupyter_agent.model.litellm_loader import is_litellm_loaded
 
         waiting = not is_litellm_loaded()
         if waiting:
             _safely(turn.renderer.note, LOADING_LITELLM)
     try:
-        return await asyncio.to_thread(resolve, turn.choice, api_key=settings.api_key, api_base=settings.api_base,
+        return await asyncio.to_thread(resolve, choice, api_key=settings.api_key, api_base=settings.api_base,
                                        idle_timeout=settings.stream_timeout)
     finally:
         if waiting:
@@ -347,7 +389,7 @@ def describe_error(error: BaseException) -> str:
     return f"{name}: {error}"
 
 
-def _safely(method: Callable, *args: Any) -> None:
+def _safely(method: Callable[..., object], *args: object) -> None:
     # A renderer failure must never hide the run's own outcome (or its error).
     try:
         method(*args)
@@ -355,6 +397,6 @@ def _safely(method: Callable, *args: Any) -> None:
         pass
 
 
-def turns_of(session: Any) -> list[Turn]:
+def turns_of(session: AgentSession) -> list[Turn]:
     """The session's turns that are queued or running."""
     return [turn for turn in session.turns if turn.task is not None and not turn.task.done()]

@@ -14,7 +14,13 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
+
+if TYPE_CHECKING:
+    from jupyter_agent.notebook.runner import Turn
+    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision, PermissionMode, PermissionPolicy
+    from jupyter_agent.session import SessionStore, SnapshotStore
+    from jupyter_agent.tools.read_tracker import ReadTracker
 
 DEFAULT_SESSION = "main"
 PAPERMILL_INPUT = "PAPERMILL_INPUT_PATH"
@@ -35,7 +41,7 @@ def check_session_name(name: str) -> str:
     return name
 
 
-def notebook_path(user_ns: Mapping[str, Any], env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path | None:
+def notebook_path(user_ns: Mapping[str, object], env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Path | None:
     """The notebook this kernel serves, from whoever runs it; None if unknown.
 
     The Jupyter server (and any runner that sets it) passes ``JPY_SESSION_NAME``, which ipykernel
@@ -65,14 +71,14 @@ class AgentSession:
     path: Path  # the .jsonl file
     notebook: Path | None
     workspace: Path
-    store: Any  # SessionStore, opened on first use
-    read_tracker: Any = None
-    policy: Any = None  # PermissionPolicy: keeps "allow for this session" across turns
-    snapshots: Any = None
+    store: SessionStore  # opened (and locked) on first use
+    read_tracker: ReadTracker
+    snapshots: SnapshotStore
+    policy: PermissionPolicy | None = None  # keeps "allow for this session" across turns
     model_name: str | None = None  # set by `%agent model NAME`
-    run: Any = None  # the active AgentRun
-    renderer: Any = None  # the renderer of the active turn
-    turns: list[Any] = field(default_factory=list)  # runner.Turn objects, queued and running
+    # The turn whose run is executing (it holds the lock); the turn owns the run and its renderer.
+    current: Turn | None = None
+    turns: list[Turn] = field(default_factory=list)  # queued and running
     _lock: asyncio.Lock | None = None
 
     @property
@@ -85,11 +91,11 @@ class AgentSession:
     def pending_tasks(self) -> list[asyncio.Task]:
         return [turn.task for turn in self.turns if turn.task is not None and not turn.task.done()]
 
-    def add_turn(self, turn: Any) -> None:
+    def add_turn(self, turn: Turn) -> None:
         self.turns = [known for known in self.turns if known.task is None or not known.task.done()]
         self.turns.append(turn)
 
-    def policy_for(self, mode: str) -> Any:
+    def policy_for(self, mode: PermissionMode) -> PermissionPolicy:
         """The session's permission policy in ``mode``; trust granted earlier is kept."""
         if self.policy is None:
             from jupyter_agent.runtime import PermissionPolicy
@@ -98,18 +104,18 @@ class AgentSession:
         self.policy.mode = mode
         return self.policy
 
-    async def ask(self, request: Any) -> str:
+    async def ask(self, request: ApprovalRequest) -> Decision:
         """The permission prompt: the renderer of the turn that is running decides."""
-        renderer = self.renderer
-        if renderer is None:
+        turn = self.current
+        if turn is None:
             return "deny"
-        return await renderer.ask(request)
+        return await turn.renderer.ask(request)
 
 
 class SessionManager:
     """The sessions of one kernel; stores stay open (and locked) for the kernel's life."""
 
-    def __init__(self, user_ns: Mapping[str, Any], *, workspace_for: Callable[[Path], Path],
+    def __init__(self, user_ns: Mapping[str, object], *, workspace_for: Callable[[Path], Path],
                  env: Mapping[str, str] | None = None, configured_folder: Callable[[], str] = str) -> None:
         self.user_ns = user_ns
         self.env = env

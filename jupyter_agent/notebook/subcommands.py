@@ -140,18 +140,14 @@ def _clip(text: str, lines: int) -> str:
     return clipped + (f"\n… ({len(kept) - lines} more lines)" if len(kept) > lines else "")
 
 
-def _active_turn(magics: Any):
-    session = magics.sessions.recent()
-    return session, session.run
-
-
 def _steer(magics: Any, tokens: list[str], raw: str, kind: str = "steer") -> Report:
     if not raw:
         raise UsageError(f"%agent {kind} needs a message\n{USAGE}")
-    session, run = _active_turn(magics)
-    if run is None:
+    session = magics.sessions.recent()
+    turn = session.current
+    if turn is None or turn.run is None:
         raise UsageError(f"no agent turn is running in session {session.name!r}")
-    delivered = run.steer(raw) if kind == "steer" else run.follow_up(raw)
+    delivered = turn.steer(raw) if kind == "steer" else turn.follow_up(raw)
     if not delivered:
         raise UsageError("the turn has already ended")
     when = "at the next step" if kind == "steer" else "when the agent would otherwise finish"

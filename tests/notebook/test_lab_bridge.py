@@ -30,10 +30,9 @@ async def test_stop_and_steer_reach_the_running_turns(manager, scripted):
 async def test_turn_hooks_tell_the_extension_which_cell_ran(manager, scripted):
     started, finished = [], []
     choice = scripted("hooks", ScriptedModel([reply("hi")]))
-    turn = make_turn(manager.get(), RecordingRenderer(), choice)
-    turn.cell_id = "cell-7"
-    turn.on_started = lambda t: started.append(t.cell_id)
-    turn.on_finished = lambda t, status, steps: finished.append((t.cell_id, status, steps))
+    turn = make_turn(manager.get(), RecordingRenderer(), choice, cell_id="cell-7",
+                     on_started=lambda t: started.append(t.cell_id),
+                     on_finished=lambda t, status, steps: finished.append((t.cell_id, status, steps)))
     await runner.start(turn)
     assert started == ["cell-7"] and finished == [("cell-7", "completed", 1)]
 
@@ -81,9 +80,8 @@ async def test_a_finished_turn_offers_to_materialize_its_code_when_the_extension
                            reply("done")])
     renderer = OfferingRenderer()
     turn = make_turn(manager.get(), renderer, scripted("coder", model), permissions="yolo",
-                     tools=[AgentTool(name="python", description="", parameters=Code, execute=python)])
-    turn.cell_id = "agent-cell"
-    turn.on_finished = LabBridge(shell=None, sessions=manager).turn_finished
+                     tools=[AgentTool(name="python", description="", parameters=Code, execute=python)],
+                     cell_id="agent-cell", on_finished=LabBridge(shell=None, sessions=manager).turn_finished)
     await runner.start(turn)
     if not connected:
         assert renderer.offers == []

@@ -92,12 +92,10 @@ async def test_approvals_go_to_the_renderer_of_the_running_turn(manager, scripte
 
 async def test_every_exception_is_shown_in_the_renderer(manager, renderer, scripted):
     choice = scripted("m6", ScriptedModel([reply("x")]))
-    turn = make_turn(manager.get(), renderer, choice)
-
     def broken_tools(current_step):
         raise RuntimeError("tools exploded")
 
-    turn.build_tools = broken_tools
+    turn = make_turn(manager.get(), renderer, choice, build_tools=broken_tools)
     await runner.start(turn)  # never raises out of the task
     assert renderer.errors == ["RuntimeError: tools exploded"] and renderer.states[-1] == "error"
 

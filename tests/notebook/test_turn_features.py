@@ -50,8 +50,7 @@ async def test_two_items_in_progress_are_refused_with_a_readable_error(manager, 
 
 async def test_no_tools_means_no_plan_tool_either(manager, scripted):
     model = ScriptedModel([reply("hi")])
-    turn = make_turn(manager.get(), RecordingRenderer(), scripted("bare", model))
-    turn.settings.tools = ("none",)
+    turn = make_turn(manager.get(), RecordingRenderer(), scripted("bare", model), tools_setting=("none",))
     await runner.start(turn)
     assert tool_names(model.requests[0]) == []
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jupyter_agent.notebook.runner import Turn, TurnSettings
+from jupyter_agent.notebook.runner import Turn, TurnRequest, TurnSettings
 
 
 class RecordingRenderer:
@@ -21,6 +21,7 @@ class RecordingRenderer:
         self.memory_changes = []
         self.child_events = []  # (child_id, event type)
         self.on_stop = self.on_steer = self.on_follow_up = None
+        self.materialize_offers = []  # (cells, materialize)
 
     def handle(self, event):
         self.events.append(event)
@@ -54,6 +55,9 @@ class RecordingRenderer:
     def child_event(self, child_id, event):
         self.child_events.append((child_id, event.type))
 
+    def offer_materialize(self, cells, materialize):
+        self.materialize_offers.append((cells, materialize))
+
     async def ask(self, request):
         self.asked.append(request)
         return self.decisions.pop(0) if self.decisions else "deny"
@@ -67,9 +71,12 @@ class RecordingRenderer:
         return "".join(event.delta for event in self.events if event.type == "text_delta")
 
 
-def make_turn(session, renderer, choice, prompt="hello", tools=(), permissions="ask", **settings):
-    return Turn(
+def make_turn(session, renderer, choice, prompt="hello", tools=(), permissions="ask", build_tools=None,
+              cell_id=None, on_started=None, on_finished=None, tools_setting=(), **settings):
+    return Turn(TurnRequest(
         prompt=prompt, session=session, renderer=renderer, choice=choice,
-        settings=TurnSettings(permissions=permissions, **settings),
-        build_tools=lambda current_step: list(tools), build_system=lambda resolved, tool_list: "system",
-    )
+        settings=TurnSettings(permissions=permissions, tools=tools_setting, **settings),
+        build_tools=build_tools or (lambda current_step: list(tools)),
+        build_system=lambda resolved, tool_list: "system",
+        cell_id=cell_id, on_started=on_started, on_finished=on_finished,
+    ))

@@ -67,6 +67,9 @@ class TranscriptRecorder(EventRouter):
         done = sum(item.status == "done" for item in plan.items)
         self._plan = f"**Plan** ({done}/{len(plan.items)} done)\n\n{plan_markdown(plan)}" if plan.items else ""
 
+    def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
+        """No buttons here: ``%agent materialize`` puts the code into the next input."""
+
     def memory_saved(self, *changes: Any) -> None:
         for change in changes:
             self.note(f"Memory {change.kind}: {change.name} — {change.summary} "

@@ -102,6 +102,9 @@ class TextRenderer(EventRouter):
         for line in render_plan_text(plan).splitlines():
             self._line(self._dim("  " + line))
 
+    def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
+        """No buttons here: ``%agent materialize`` puts the code into the next input."""
+
     def memory_saved(self, *changes: Any) -> None:
         for change in changes:
             undo = f"; %agent memory delete {change.name} removes it" if change.kind == "created" else ""
