@@ -9,7 +9,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    from jupyter_agent.notebook.magics import AgentMagics
+    from jupyter_agent.runtime.permissions import PermissionMode
+    from jupyter_agent.tools.data_policy import DataPolicyName
 
 PERMISSION_MODES = ("ask", "readonly", "yolo")
 DATA_POLICIES = ("sample", "schema", "full")
@@ -21,14 +26,14 @@ class AgentConfig:
     model: str = ""
     api_base: str = ""
     api_key: str = ""
-    permissions: str = "ask"
+    permissions: PermissionMode = "ask"  # traitlets Enums check both against the names above
     session: str = "main"
     max_steps: int | None = None
     max_spend: float | None = None
     tools: tuple[str, ...] = ()  # empty: every tool
     workspace: str = ""  # empty: the notebook's git root, else its folder
     session_dir: str = ""  # empty: <notebook>.agent/ beside the notebook
-    data_policy: str = "sample"
+    data_policy: DataPolicyName = "sample"
     sample_rows: int = 5
     bash_timeout: float = 120.0
     stream_timeout: float | None = None  # None: JUPYTER_AGENT_STREAM_TIMEOUT, else 120 s
@@ -40,7 +45,7 @@ class AgentConfig:
     mcp_subagents: bool = False
 
     @classmethod
-    def from_magics(cls, magics: Any, env: Mapping[str, str] | None = None) -> "AgentConfig":
+    def from_magics(cls, magics: AgentMagics, env: Mapping[str, str] | None = None) -> "AgentConfig":
         env = os.environ if env is None else env
         values = {field.name: getattr(magics, field.name) for field in fields(cls) if hasattr(magics, field.name)}
         values["tools"] = tuple(values.get("tools") or ())

@@ -14,14 +14,20 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Callable
 
 from jupyter_agent.notebook import frontend
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from jupyter_agent.notebook.magics import AgentMagics
+    from jupyter_agent.notebook.session_manager import SessionManager
 
 _WAIT_LINE = re.compile(r"^%agent\s+wait\b(?P<rest>[^\n]*)$")
 
 
-def load_ipython_extension(ipython: Any) -> None:
+def load_ipython_extension(ipython: InteractiveShell) -> None:
     from jupyter_agent.notebook.interrupt import interrupt_router
     from jupyter_agent.notebook.magics import AgentMagics
 
@@ -38,7 +44,7 @@ def load_ipython_extension(ipython: Any) -> None:
         preload_litellm()
 
 
-def unload_ipython_extension(ipython: Any) -> None:
+def unload_ipython_extension(ipython: InteractiveShell) -> None:
     import sys
 
     mcp = sys.modules.get("jupyter_agent.features.mcp.registry")  # no server runs unless it was imported
@@ -59,7 +65,7 @@ def unload_ipython_extension(ipython: Any) -> None:
             del registry[kind]["agent"]
 
 
-def _stop_turns(sessions: Any) -> None:
+def _stop_turns(sessions: SessionManager) -> None:
     """Unloading stops the agent: its turns would otherwise write to closed session stores."""
     from jupyter_agent.notebook import runner
 
@@ -68,13 +74,13 @@ def _stop_turns(sessions: Any) -> None:
             turn.stop()
 
 
-def _register_lab_target(ipython: Any, magics: Any) -> None:
+def _register_lab_target(ipython: InteractiveShell, magics: AgentMagics) -> None:
     from jupyter_agent.notebook.comm import register_comm_target
 
     register_comm_target(ipython, magics.bridge)  # None without a kernel: nothing to talk to
 
 
-def _soon(action: Any) -> None:
+def _soon(action: Callable[[], None]) -> None:
     """Runs ``action`` right after the current cell when a loop runs (keeps ``%load_ext`` fast)."""
     import asyncio
 
@@ -84,7 +90,7 @@ def _soon(action: Any) -> None:
         action()
 
 
-def _uses_only_offline_models(magics: Any) -> bool:
+def _uses_only_offline_models(magics: AgentMagics) -> bool:
     import os
 
     return (magics.model or os.environ.get("JUPYTER_AGENT_MODEL", "")) == "demo"
@@ -97,7 +103,7 @@ class CellTransformer:
     # would otherwise run "%%agent" before its body is typed.
     has_side_effects = True
 
-    def __init__(self, shell: Any, magics: Any) -> None:
+    def __init__(self, shell: InteractiveShell, magics: AgentMagics) -> None:
         self.shell = shell
         self.magics = magics
 

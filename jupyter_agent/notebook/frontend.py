@@ -12,12 +12,17 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Literal, Mapping
+from typing import TYPE_CHECKING, Literal, Mapping
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from jupyter_agent.notebook.renderer import Renderer
 
 Mode = Literal["panel", "static", "terminal"]
 
 
-def frontend_mode(shell: Any, env: Mapping[str, str] | None = None) -> Mode:
+def frontend_mode(shell: InteractiveShell | None, env: Mapping[str, str] | None = None) -> Mode:
     env = os.environ if env is None else env
     if getattr(shell, "kernel", None) is None:
         return "terminal"
@@ -47,7 +52,7 @@ def wait_option(tokens: list[str]) -> bool | None:
     return found
 
 
-def make_renderer(mode: Mode, *, model_label: str, session: str, context_window: int | None, demo: bool) -> Any:
+def make_renderer(mode: Mode, *, model_label: str, session: str, context_window: int | None, demo: bool) -> Renderer:
     if mode == "panel":
         from jupyter_agent.notebook.panel import AgentPanel
 
@@ -61,7 +66,7 @@ def make_renderer(mode: Mode, *, model_label: str, session: str, context_window:
     return TextRenderer(model_label=model_label, session=session, context_window=context_window, demo=demo)
 
 
-def show(renderer: Any) -> None:
+def show(renderer: Renderer) -> None:
     """Displays the panel's widget in the current cell (renderers without one print as they go)."""
     widget = getattr(renderer, "widget", None)
     if widget is not None:

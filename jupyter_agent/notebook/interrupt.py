@@ -27,9 +27,17 @@ import contextvars
 import signal
 import threading
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from types import FrameType
+from typing import TYPE_CHECKING, Callable, Iterator, Union
 
 from jupyter_agent.loop import RunCancelled
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+    from ipykernel.kernelbase import Kernel
+
+# What signal.signal accepts and returns: a function, SIG_IGN/SIG_DFL, or None (set outside Python).
+Handler = Union[Callable[[int, Union[FrameType, None]], object], int, signal.Handlers, None]
 
 INTERRUPTED = "Interrupted by the user"
 
@@ -44,7 +52,7 @@ class AgentInterrupted(RunCancelled):
 
 
 class _Entry:
-    def __init__(self, stop: Callable[[], Any], in_code: Callable[[], Any] | None, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, stop: Callable[[], None], in_code: Callable[[], None] | None, loop: asyncio.AbstractEventLoop) -> None:
         self.stop = stop
         self.in_code = in_code or stop
         self.loop = loop
@@ -53,10 +61,10 @@ class _Entry:
 class InterruptRouter:
     """One per process: routes SIGINT to the active runs; installed only while one is active."""
 
-    def __init__(self, kernel: Any = None) -> None:
+    def __init__(self, kernel: Kernel | None = None) -> None:
         self.kernel = kernel
         self._entries: dict[object, _Entry] = {}
-        self._previous: Any = None
+        self._previous: Handler = None
         self._installed = False
         self._target: object | None = None  # the run a self-sent SIGINT is meant for
 
@@ -71,7 +79,7 @@ class InterruptRouter:
         return context
 
     @contextmanager
-    def guard(self, token: object, stop: Callable[[], Any], *, in_code: Callable[[], Any] | None = None,
+    def guard(self, token: object, stop: Callable[[], None], *, in_code: Callable[[], None] | None = None,
               foreground: bool = False) -> Iterator[None]:
         """While the block runs, SIGINT calls ``stop`` (thread-safely) for the run ``token``.
 
@@ -137,7 +145,7 @@ class InterruptRouter:
         # While a cell executes, ipykernel's own handler is there: a SIGINT would hit that cell.
         return signal.getsignal(signal.SIGINT) == self._on_sigint
 
-    def _on_sigint(self, signum: int, frame: Any) -> None:
+    def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
         target, self._target = self._target, None
         token = _ACTIVE_RUN.get()
         current = self._entries.get(token) if token is not None else None
@@ -152,7 +160,7 @@ class InterruptRouter:
             # Never call_on_loop here: the handler runs between two bytecodes of whatever the
             # main thread was doing, so ``stop`` is queued, and _threadsafe wakes the selector.
             entry.loop.call_soon_threadsafe(entry.stop)
-        if in_code:
+        if in_code and current is not None:
             current.in_code()
             raise AgentInterrupted()
 
@@ -169,7 +177,7 @@ def _in_task(loop: asyncio.AbstractEventLoop) -> bool:
 _ROUTER: InterruptRouter | None = None
 
 
-def interrupt_router(shell: Any = None) -> InterruptRouter:
+def interrupt_router(shell: InteractiveShell | None = None) -> InterruptRouter:
     """The process's router; given a ``shell`` (``%load_ext``), it uses that shell's kernel.
 
     Without the kernel the handler can only be set with ``signal.signal``, which ipykernel

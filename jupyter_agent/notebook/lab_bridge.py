@@ -9,9 +9,15 @@ here is ever called and the messages go nowhere.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.notebook import runner
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from jupyter_agent.notebook.comm import AgentCommTarget, DetachedTarget
+    from jupyter_agent.notebook.session_manager import SessionManager
 
 NOTHING_RUNNING = "No agent is running."
 MATERIALIZE_OFFLINE = ("The JupyterLab extension is not connected any more: "
@@ -21,7 +27,7 @@ MATERIALIZE_OFFLINE = ("The JupyterLab extension is not connected any more: "
 class LabBridge:
     """The ``AgentCommHandler`` of ``notebook.comm``: called on the kernel's event loop."""
 
-    def __init__(self, shell: Any, sessions: Any) -> None:
+    def __init__(self, shell: InteractiveShell | None, sessions: SessionManager) -> None:
         self.shell = shell
         self.sessions = sessions
 
@@ -40,7 +46,7 @@ class LabBridge:
             raise LookupError(NOTHING_RUNNING)
         return "Delivered at the agent's next step."
 
-    def _running(self, session: str | None) -> list:
+    def _running(self, session: str | None) -> list[runner.Turn]:
         chosen = [self.sessions.get(session)] if session else list(self.sessions.sessions.values())
         turns = [turn for each in chosen for turn in runner.turns_of(each)]
         if not turns:
@@ -49,19 +55,19 @@ class LabBridge:
 
     # Turn hooks: the extension learns which cell each run belongs to.
 
-    def turn_started(self, turn: Any) -> None:
+    def turn_started(self, turn: runner.Turn) -> None:
         from jupyter_agent.notebook.comm import target_for
 
         target_for(self.shell).send_run_started(turn.session.name, turn.cell_id)
 
-    def turn_finished(self, turn: Any, status: str, steps: int) -> None:
+    def turn_finished(self, turn: runner.Turn, status: str, steps: int) -> None:
         from jupyter_agent.notebook.comm import target_for
 
         target = target_for(self.shell)
         target.send_run_finished(turn.session.name, turn.cell_id, status=status, steps=steps)
         self._offer_materialize(turn, target)
 
-    def _offer_materialize(self, turn: Any, target: Any) -> None:
+    def _offer_materialize(self, turn: runner.Turn, target: AgentCommTarget | DetachedTarget) -> None:
         """A "Materialize" button on the finished panel, when the extension can insert cells."""
         if not target.connected:
             return

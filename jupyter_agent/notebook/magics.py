@@ -8,9 +8,10 @@ traceback.
 
 from __future__ import annotations
 
+import argparse
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Callable, cast
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -24,6 +25,15 @@ from jupyter_agent.notebook.model_resolution import ResolvedModel, choose_model
 from jupyter_agent.notebook.session_manager import SessionManager, SessionNameError
 from jupyter_agent.notebook.system_prompt import PromptContext, build_system_prompt
 from jupyter_agent.notebook.toolset import UnknownToolError, build_tools, parse_tool_list
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from jupyter_agent.loop import AgentTool
+    from jupyter_agent.notebook.model_resolution import ModelChoice
+    from jupyter_agent.notebook.report import Report
+    from jupyter_agent.notebook.session_manager import AgentSession
+    from jupyter_agent.runtime.permissions import PermissionMode
 
 NO_PROMPT = "%%agent needs a prompt: write it in the cell body, below the %%agent line."
 
@@ -62,7 +72,7 @@ class AgentMagics(Magics):
     mcp_subagents = Bool(False, help="Give delegate's sub-agents the read-only MCP tools too.").tag(config=True)
     preload = Bool(True, help="Import litellm in a background thread at %load_ext.").tag(config=True)
 
-    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+    def __init__(self, shell: InteractiveShell, **kwargs: object) -> None:
         super().__init__(shell=shell, **kwargs)
         self.sessions = SessionManager(shell.user_ns, workspace_for=self._workspace_for,
                                        configured_folder=lambda: self.session_dir)
@@ -128,7 +138,7 @@ class AgentMagics(Magics):
         turn = self._turn(args, cell, frontend.frontend_mode(self.shell))
         await runner.run_in_foreground(turn)
 
-    def _parse(self, line: str) -> Any:
+    def _parse(self, line: str) -> argparse.Namespace | None:
         try:
             args = parse_argstring(self.agent_cell, line)
         except UsageError as error:
@@ -163,7 +173,8 @@ class AgentMagics(Magics):
             # SessionLockedError: another kernel (or store) writes this session; it names the holder.
             raise UsageError(str(error)) from None
         choice = choose_model(args.model, session.model_name, config.model)
-        permissions = args.permissions or config.permissions
+        # argparse's choices check the option, as the traitlets Enum checks the configuration.
+        permissions = cast("PermissionMode", args.permissions or config.permissions)
         if mode == "static" and args.permissions is None and permissions == "ask":
             permissions = "yolo"  # a headless run cannot pause for approval
         settings = runner.TurnSettings(
@@ -190,12 +201,12 @@ class AgentMagics(Magics):
 
         cell_waits = frontend.blocks(mode, args.wait, self.wait)  # the kernel runs no other cell meanwhile
 
-        def make_tools(current_step):
+        def make_tools(current_step: Callable[[], int]) -> list[AgentTool]:
             return build_tools(shell, session, selected=settings.tools, data_policy=settings.data_policy,
                                sample_rows=settings.sample_rows, bash_timeout=settings.bash_timeout,
                                current_step=current_step, cell_waits=cell_waits)
 
-        def make_system(resolved: ResolvedModel, tool_list: list) -> str:
+        def make_system(resolved: ResolvedModel, tool_list: list[AgentTool]) -> str:
             return build_system_prompt(PromptContext(
                 notebook_path=session.notebook, workspace=session.workspace,
                 tool_names=[tool.name for tool in tool_list], model_name=resolved.label,
@@ -209,7 +220,7 @@ class AgentMagics(Magics):
                                      on_finished=self.bridge.turn_finished)
         return runner.Turn(request, foreground=mode == "terminal")
 
-    def _session(self, args: Any, config: AgentConfig):
+    def _session(self, args: argparse.Namespace, config: AgentConfig) -> AgentSession:
         name = args.session or (None if config.session == "main" else config.session)
         if args.new:
             session = self.sessions.start_new(name)
@@ -226,8 +237,8 @@ class AgentMagics(Magics):
 
     # -- %agent -----------------------------------------------------------------------------
 
-    @line_magic("agent")
-    def agent_line(self, line: str) -> Any:
+    @line_magic("agent")  # type: ignore[arg-type]  # IPython types the decorator for plain functions
+    def agent_line(self, line: str) -> Report | None:
         """%agent sessions | usage | history | plan | memory [show NAME | delete NAME] | steer TEXT |
         follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] | config | materialize [SESSION] |
         mcp [tools NAME | restart NAME] | session-file [PATH] | help"""
@@ -284,7 +295,7 @@ def _label(choice) -> str:
     return choice.name  # the renderers add "offline demo model" themselves
 
 
-def _context_section(session: Any) -> str:
+def _context_section(session: AgentSession) -> str:
     from jupyter_agent.session import context_prompt, find_context_files
 
     start = session.notebook or session.workspace

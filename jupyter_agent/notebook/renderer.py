@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from jupyter_agent.notebook.panel.static_render import StaticRenderer
     from jupyter_agent.notebook.panel.text_renderer import TextRenderer
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
-    from jupyter_agent.session.memory import MemoryChange
-    from jupyter_agent.tools.delegate_child import ChildQueuedEvent, ChildStartEvent
-    from jupyter_agent.tools.plan import PlanState
+    from jupyter_agent.features.delegation.child import ChildQueuedEvent, ChildStartEvent
+    from jupyter_agent.features.memory.store import MemoryChange
+    from jupyter_agent.features.plan.state import PlanState
 
     # What a sub-agent reports: its two lifecycle events, then its own run events.
     ChildEvent = Union[ChildQueuedEvent, ChildStartEvent, RunEvent]

@@ -32,7 +32,7 @@ from jupyter_agent.runtime.events import (
 if TYPE_CHECKING:
     from jupyter_agent.loop import AgentTool
     from jupyter_agent.notebook.session_manager import AgentSession
-    from jupyter_agent.notebook.turn_features import TurnFeatures
+    from jupyter_agent.features.turn_features import TurnFeatures
     from jupyter_agent.runtime import AgentRun, RunResult
     from jupyter_agent.runtime.permissions import PermissionMode
     from jupyter_agent.tools.data_policy import DataPolicyName as DataPolicy

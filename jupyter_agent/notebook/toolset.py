@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from jupyter_agent.loop import AgentTool
+    from jupyter_agent.notebook.session_manager import AgentSession
+    from jupyter_agent.tools.data_policy import DataPolicyName
 
 KERNEL_TOOLS = ("python", "variables", "inspect")
 NOTEBOOK_TOOLS = ("notebook_read", "notebook_edit", "notebook_run")
@@ -29,16 +38,16 @@ def parse_tool_list(text: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def build_tools(
-    shell: Any,
-    session: Any,
+    shell: InteractiveShell,
+    session: AgentSession,
     *,
     selected: Sequence[str] = (),
-    data_policy: str = "sample",
+    data_policy: DataPolicyName = "sample",
     sample_rows: int = 5,
     bash_timeout: float = 120.0,
     current_step: Callable[[], int] = lambda: 0,
     cell_waits: bool = False,
-) -> list:
+) -> list[AgentTool]:
     """Kernel, notebook and coding tools, in that order, restricted to ``selected`` when given."""
     if tuple(selected) == ("none",):
         return []
@@ -46,7 +55,7 @@ def build_tools(
     from jupyter_agent.tools import coding_tools, kernel_tools
 
     wanted = set(selected or ALL_TOOLS)
-    tools = []
+    tools: list[AgentTool] = []
     if wanted & set(KERNEL_TOOLS):
         from jupyter_agent.notebook.live_code import LiveCode
 
@@ -58,7 +67,7 @@ def build_tools(
     if wanted & set(CODING_TOOLS):
         snapshots = session.snapshots
 
-        def before_write(path) -> None:
+        def before_write(path: Path) -> None:
             # Undo keeps each file's content from before the step's first change.
             if snapshots is not None:
                 snapshots.capture(current_step(), path)

@@ -3,7 +3,7 @@ import asyncio
 import pytest
 from pydantic import BaseModel
 
-from turn_helpers import RecordingRenderer, make_turn
+from turn_helpers import RecordingRenderer, gated_tool, make_turn, wait_until
 from jupyter_agent.loop import AgentTool
 from jupyter_agent.notebook import runner
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, reply, tool_calls
@@ -42,8 +42,7 @@ async def test_turns_of_a_session_run_one_at_a_time_in_order(manager, scripted):
     first, second = RecordingRenderer(), RecordingRenderer()
     task1 = runner.start(make_turn(session, first, choice, prompt="one"))
     task2 = runner.start(make_turn(session, second, choice, prompt="two"))
-    await asyncio.sleep(0)
-    await asyncio.sleep(0)
+    await wait_until(lambda: second.states, what="the second turn's first state")
     assert "waiting" in second.states
     await runner.wait_idle(session)
     assert task1.done() and task2.done()
@@ -70,7 +69,7 @@ async def test_stop_aborts_a_running_turn(manager, renderer, scripted):
     session = manager.get()
     turn = make_turn(session, renderer, choice)
     task = runner.start(turn)
-    await asyncio.sleep(0.05)
+    await wait_until(lambda: "step_start" in renderer.types, what="the first step")
     renderer.on_stop()
     await asyncio.wait_for(task, 5)
     assert turn.result.reason == "aborted"
@@ -103,16 +102,12 @@ async def test_every_exception_is_shown_in_the_renderer(manager, renderer, scrip
 async def test_steer_and_follow_up_reach_the_run(manager, renderer, scripted):
     model = ScriptedModel([tool_calls(call("look"), delay=0.02), reply("after steer"), reply("after follow-up")])
     choice = scripted("m7", model)
-
-    async def look(args, signal):
-        await asyncio.sleep(0.05)
-        return "seen"
-
-    tool = AgentTool(name="look", description="", parameters=NoArgs, execute=look, read_only=True)
+    tool, started, release = gated_tool()
     turn = make_turn(manager.get(), renderer, choice, tools=[tool])
     task = runner.start(turn)
-    await asyncio.sleep(0.02)
+    await asyncio.wait_for(started.wait(), 5)
     assert renderer.on_steer("use a bar chart") and renderer.on_follow_up("then summarise")
+    release.set()
     await task
     sent = [m.content for m in model.requests[1].context.messages if m.role == "user"]
     assert sent[-1] == "use a bar chart"
@@ -121,14 +116,16 @@ async def test_steer_and_follow_up_reach_the_run(manager, renderer, scripted):
 
 
 async def test_wait_idle_is_shielded_from_cancellation(manager, scripted):
-    choice = scripted("m8", ScriptedModel([reply("done", delay=0.01)]))
+    choice = scripted("m8", ScriptedModel([tool_calls(call("look")), reply("done")]))
     session = manager.get()
-    task = runner.start(make_turn(session, RecordingRenderer(), choice))
+    tool, started, release = gated_tool()
+    task = runner.start(make_turn(session, RecordingRenderer(), choice, tools=[tool]))
     waiter = asyncio.ensure_future(runner.wait_idle(session))
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(started.wait(), 5)  # the turn is busy: the waiter waits on it
     waiter.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiter
+    release.set()
     await asyncio.wait_for(task, 5)
     assert task.done() and not task.cancelled()
 
@@ -137,22 +134,19 @@ async def test_hooks_called_from_a_subshell_thread_act_on_the_loop(manager, scri
     # JupyterLab sends widget comm messages to a kernel subshell: clicks run on another thread.
     model = ScriptedModel([tool_calls(call("look"), delay=0.02), reply("after steer"), ScriptedResponse(hang=True)])
     choice = scripted("m9", model)
-
-    async def look(args, signal):
-        await asyncio.sleep(0.1)
-        return "seen"
-
-    tool = AgentTool(name="look", description="", parameters=NoArgs, execute=look, read_only=True)
+    tool, started, release = gated_tool()
     first, second = RecordingRenderer(), RecordingRenderer()
     session = manager.get()
     task = runner.start(make_turn(session, first, choice, tools=[tool]))
-    await asyncio.sleep(0.02)
+    await asyncio.wait_for(started.wait(), 5)
     assert await asyncio.to_thread(first.on_steer, "from a subshell") is True
+    await wait_until(lambda: "user_message" in first.types, what="the steer queued on the loop")
+    release.set()
     await task
     assert model.requests[1].context.messages[-1].content == "from a subshell"
     turn = make_turn(session, second, choice)
     task = runner.start(turn)
-    await asyncio.sleep(0.05)
+    await wait_until(lambda: "step_start" in second.types, what="the second turn's first step")
     await asyncio.to_thread(second.on_stop)
     await asyncio.wait_for(task, 5)
     assert turn.result.reason == "aborted"

@@ -80,3 +80,36 @@ def make_turn(session, renderer, choice, prompt="hello", tools=(), permissions="
         build_system=lambda resolved, tool_list: "system",
         cell_id=cell_id, on_started=on_started, on_finished=on_finished,
     ))
+
+
+async def wait_until(condition, timeout=5.0, what="the condition"):
+    """Lets the loop run until ``condition()`` holds; fails after ``timeout`` seconds."""
+    import asyncio
+
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        await asyncio.sleep(0.001)
+
+
+def gated_tool(name="look", result="seen"):
+    """A read-only tool that runs until ``release`` is set; ``started`` tells when it runs."""
+    import asyncio
+
+    from pydantic import BaseModel
+
+    from jupyter_agent.loop import AgentTool
+
+    class NoArgs(BaseModel):
+        pass
+
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def execute(args, signal):
+        started.set()
+        await release.wait()
+        return result
+
+    tool = AgentTool(name=name, description="", parameters=NoArgs, execute=execute, read_only=True)
+    return tool, started, release

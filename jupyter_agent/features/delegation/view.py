@@ -9,7 +9,7 @@ rendered by the panel's coalescer like the parent's (see ``ChildCards.streams``)
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import ipywidgets as W
 from ipywidgets.widgets.widget_string import HTMLStyle
@@ -21,6 +21,11 @@ from jupyter_agent.notebook.panel.shared import Shared
 from jupyter_agent.notebook.panel.status import finish_state
 from jupyter_agent.notebook.panel.tool_card import ToolCard
 from jupyter_agent.notebook.panel.transcript import MarkdownStream
+from jupyter_agent.features.delegation.child import REFUSED
+from jupyter_agent.runtime.events import FinishEvent, RunTextDeltaEvent
+
+if TYPE_CHECKING:
+    from jupyter_agent.notebook.renderer import ChildEvent
 
 # A title is one line: the task's start is enough to tell the sub-agents apart.
 TASK_TITLE_CHARS = 70
@@ -44,11 +49,6 @@ class ChildCard:
         self.widget = self.accordion
         self.cards: dict[str, ToolCard] = {}
         self.text: MarkdownStream | None = None
-        self._handlers: dict[str, Callable[[Any], None]] = {
-            "child_start": self._on_start, "step_start": self._on_step_start, "text_delta": self._on_text,
-            "tool_call": self._on_tool_call, "tool_result": self._on_tool_result, "finish": self._on_finish,
-            "error": lambda event: self._add_note(fmt.error_text(getattr(event, "error", event)), "ja-error-text"),
-        }
 
     @property
     def title(self) -> str:
@@ -58,20 +58,31 @@ class ChildCard:
     def expanded(self) -> bool:
         return self.accordion.selected_index == 0
 
-    def handle(self, event: Any) -> None:
-        handler = self._handlers.get(getattr(event, "type", None))
-        if handler is not None:
-            handler(event)
+    def handle(self, event: ChildEvent) -> None:
+        match event.type:
+            case "child_start":
+                self._set("running", "running")
+            case "step_start":
+                self._end_text()
+                self.step = event.step
+                self._set("running", f"step {self.step}")
+            case "text_delta":
+                self._on_text(event)
+            case "tool_call":
+                self._end_text()
+                card = ToolCard(event.tool_call_id, event.name, event.args, clock=self._clock, shared=self._shared)
+                self.cards[event.tool_call_id] = card
+                self._body.append(card.widget)
+            case "tool_result":
+                finished = self.cards.get(event.tool_call_id)
+                if finished is not None:
+                    finished.finish(event.content, event.is_error)
+            case "finish":
+                self._on_finish(event)
+            case "error":
+                self._add_note(fmt.error_text(event.error), "ja-error-text")
 
-    def _on_start(self, event: Any) -> None:
-        self._set("running", "running")
-
-    def _on_step_start(self, event: Any) -> None:
-        self._end_text()
-        self.step = getattr(event, "step", self.step + 1)
-        self._set("running", f"step {self.step}")
-
-    def _on_text(self, event: Any) -> None:
+    def _on_text(self, event: RunTextDeltaEvent) -> None:
         if self.text is None:
             self.text = MarkdownStream(css_class="ja-stream", layout=self._shared.layout,
                                        style=self._shared.style(HTMLStyle))
@@ -79,26 +90,13 @@ class ChildCard:
         self.text.append(event.delta)
         self._poke()
 
-    def _on_tool_call(self, event: Any) -> None:
+    def _on_finish(self, event: FinishEvent) -> None:
         self._end_text()
-        card = ToolCard(event.tool_call_id, event.name, getattr(event, "args", {}), clock=self._clock,
-                        shared=self._shared)
-        self.cards[event.tool_call_id] = card
-        self._body.append(card.widget)
-
-    def _on_tool_result(self, event: Any) -> None:
-        card = self.cards.get(event.tool_call_id)
-        if card is not None:
-            card.finish(getattr(event, "content", []), bool(getattr(event, "is_error", False)))
-
-    def _on_finish(self, event: Any) -> None:
-        self._end_text()
-        reason = getattr(event, "reason", "completed")
-        if reason == "refused":
-            self._add_note(getattr(event, "text", "") or "not started", "ja-note")
+        if event.reason == REFUSED:
+            self._add_note(event.text or "not started", "ja-note")
             self._set("stopped", "not started")
         else:
-            state, detail = finish_state(reason)
+            state, detail = finish_state(event.reason)
             steps = f"{self.step} step{'s' if self.step != 1 else ''}"
             self._set(state, f"{detail} · {steps}" if detail else f"{state} · {steps}")
         self.accordion.selected_index = None  # finished: fold away, the report is the tool's result
@@ -133,10 +131,10 @@ class ChildCards:
         self._shared, self._clock, self._flush, self._poke, self._place = shared, clock, flush, poke, place
         self.cards: dict[str, ChildCard] = {}
 
-    def handle(self, child_id: str, event: Any) -> None:
+    def handle(self, child_id: str, event: ChildEvent) -> None:
         card = self.cards.get(child_id)
         if card is None:
-            task = getattr(event, "task", "") or child_id  # a first event other than child_queued
+            task = (event.task if event.type == "child_queued" else "") or child_id  # another first event
             card = ChildCard(len(self.cards) + 1, task, shared=self._shared, clock=self._clock,
                              flush=self._flush, poke=self._poke)
             self.cards[child_id] = card

@@ -84,7 +84,7 @@ class NotebookReply(ProtocolMessage):
 FrontendMessage = Annotated[
     Union[Hello, Stop, Steer, ListSessions, OpenSession, MaterializeRequest, NotebookReply], Field(discriminator="type")
 ]
-_FRONTEND = TypeAdapter(FrontendMessage)
+_FRONTEND: TypeAdapter[FrontendMessage] = TypeAdapter(FrontendMessage)
 FRONTEND_TYPES = ("hello", "stop", "steer", "list_sessions", "open_session", "materialize_request", "notebook_reply")
 
 

@@ -7,15 +7,19 @@ never block the kernel). Cancelling `ask()` hides the bar. Requests are taken on
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, is_visible, set_visible
 from jupyter_agent.notebook.panel.tool_card import args_html
 from jupyter_agent.notebook.threads import call_on_loop
 
-DECISIONS = ("once", "tool", "call", "deny")
+if TYPE_CHECKING:
+    import ipywidgets as W
+
+    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
+
+DECISIONS: tuple[Decision, ...] = ("once", "tool", "call", "deny")
 
 
 class ApprovalBar:
@@ -23,7 +27,7 @@ class ApprovalBar:
         shared = shared or Shared()
         self._title = shared.html()
         self._args = shared.html()
-        self.buttons = {
+        self.buttons: dict[Decision, W.Button] = {
             "once": shared.button("Allow once", button_style="primary"),
             "tool": shared.button("Allow for this session"),
             "call": shared.button("Allow this exact call"),
@@ -33,15 +37,15 @@ class ApprovalBar:
             button.on_click(lambda _button, decision=decision: self.decide(decision))
         buttons = shared.hbox(self.buttons.values(), "ja-approval-buttons")
         self.widget = shared.vbox([self._title, self._args, buttons], "ja-approval", HIDDEN)
-        self._future: asyncio.Future[str] | None = None
+        self._future: asyncio.Future[Decision] | None = None
         self._lock: asyncio.Lock | None = None
-        self.request: Any = None
+        self.request: ApprovalRequest | None = None
 
     @property
     def visible(self) -> bool:
         return is_visible(self.widget)
 
-    async def ask(self, request: Any) -> str:
+    async def ask(self, request: ApprovalRequest) -> Decision:
         """Show the request and wait for a click: "once" | "tool" | "call" | "deny"."""
         if self._lock is None:
             self._lock = asyncio.Lock()
@@ -54,7 +58,7 @@ class ApprovalBar:
                 self._future = None
                 self._hide()
 
-    def decide(self, decision: str) -> None:
+    def decide(self, decision: Decision) -> None:
         """Resolve the waiting request (what a button click does)."""
         future = self._future
         if future is None or future.done():
@@ -62,15 +66,15 @@ class ApprovalBar:
         # A click handled on another thread must hand the result to the future's loop.
         call_on_loop(future.get_loop(), _resolve, future, decision)
 
-    def _show(self, request: Any) -> None:
+    def _show(self, request: ApprovalRequest) -> None:
         self.request = request
-        name = str(fmt.field(request, "tool_name", "tool"))
-        label = fmt.field(request, "label") or name
+        name = request.tool_name
+        label = request.label or name
         self._title.value = (
             f"<b>Allow <code>{escape(name)}</code> to run?</b> "
             f'<span class="ja-note">{escape(str(label)) if label != name else ""}</span>'
         )
-        args = fmt.field(request, "args", {})
+        args = request.args
         self._args.value = (_diff_html(args) if name == "notebook_edit" and isinstance(args, dict) else "") \
             + args_html(args)
         self.buttons["tool"].description = f"Allow {name} for this session"
@@ -81,7 +85,7 @@ class ApprovalBar:
         set_visible(self.widget, False)
 
 
-def _resolve(future: asyncio.Future[str], decision: str) -> None:
+def _resolve(future: asyncio.Future[Decision], decision: Decision) -> None:
     if not future.done():
         future.set_result(decision)
 

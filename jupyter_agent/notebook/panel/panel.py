@@ -8,7 +8,7 @@ buttons call the `on_*` hooks the integration installs. There is no agent logic 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import ipywidgets as W
 from ipywidgets.widgets.widget_string import HTMLStyle
@@ -18,7 +18,7 @@ from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.approval_bar import ApprovalBar
 from jupyter_agent.features.delegation.view import ChildCards
-from jupyter_agent.notebook.panel.coalescer import Clock, Coalescer, LoopClock
+from jupyter_agent.notebook.panel.coalescer import Clock, Coalescer, LoopClock, TimerHandle
 from jupyter_agent.notebook.panel.column import GrowingColumn
 from jupyter_agent.notebook.panel.controls import Controls
 from jupyter_agent.notebook.panel.footer import Footer
@@ -31,6 +31,21 @@ from jupyter_agent.notebook.panel.status import TERMINAL, finish_state
 from jupyter_agent.notebook.panel.style import style_html
 from jupyter_agent.notebook.panel.tool_card import ToolCard
 from jupyter_agent.notebook.panel.transcript import MarkdownStream
+from jupyter_agent.runtime.events import (
+    RunEvent,
+    RunTextDeltaEvent,
+    RunThinkingDeltaEvent,
+    StepFinishEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    UserMessageEvent,
+)
+
+if TYPE_CHECKING:
+    from jupyter_agent.features.memory.store import MemoryChange
+    from jupyter_agent.features.plan.state import PlanState
+    from jupyter_agent.notebook.renderer import ChildEvent
+    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
 # Text never lags the model by more than this (at 300 characters/s, ~2.5 updates a second).
 MAX_LAG = 0.4
@@ -82,17 +97,8 @@ class AgentPanel(EventRouter):
                                    poke=self._coalescer.poke, place=self._place_child)
         self._errors: list[str] = []
         self._footer_shown_at = self._clock.now()
-        self._footer_timer = None
+        self._footer_timer: TimerHandle | None = None
         self.state = "running"
-        self._handlers: dict[str, Callable[[Any], None]] = {
-            "run_start": self._on_run_start, "step_start": self._on_step_start,
-            "text_delta": self._on_text_delta, "thinking_delta": self._on_thinking_delta,
-            "tool_call": self._on_tool_call, "tool_result": self._on_tool_result,
-            "step_finish": self._on_step_finish, "user_message": self._on_user_message,
-            "compacted": self._on_compacted, "approval_request": self._on_approval_request,
-            "approval_response": self._on_approval_response, "finish": self._on_finish,
-            "error": self._on_error,
-        }
 
     # Hooks the integration installs; the buttons call them.
     on_stop = _controls_hook("on_stop")
@@ -125,7 +131,7 @@ class AgentPanel(EventRouter):
         """The widgets of the transcript, in order (text streams, thinking, cards, messages)."""
         return self._body.widgets()
 
-    async def ask(self, request: Any) -> str:
+    async def ask(self, request: ApprovalRequest) -> Decision:
         """Show the approval bar; resolves to "once" | "tool" | "call" | "deny" on a click."""
         self._end_streams()
         return await self.approval.ask(request)
@@ -201,17 +207,17 @@ class AgentPanel(EventRouter):
         self.footer.context_window = context_window
         self.footer.refresh()
 
-    def show_plan(self, plan: Any) -> None:
+    def show_plan(self, plan: PlanState) -> None:
         """The task plan (a ``PlanState``), above the transcript; hidden while it is empty."""
         self.record.show_plan(plan)
         if self.plan is None:
-            if not getattr(plan, "items", None):
+            if not plan.items:
                 return
             self.plan = PlanView(self._shared)
             self._arrange()
         self.plan.show(plan)
 
-    def memory_saved(self, *changes: Any) -> None:
+    def memory_saved(self, *changes: MemoryChange) -> None:
         """Memory changes (``MemoryChange``), each shown with an Undo button."""
         if not changes:
             return
@@ -221,13 +227,13 @@ class AgentPanel(EventRouter):
             self._arrange()
         self.memory.add(*changes)
 
-    def child_event(self, child_id: str, event: Any) -> None:
+    def child_event(self, child_id: str, event: ChildEvent) -> None:
         """An event of a sub-agent: shown in its card, nested under the delegate call."""
         self.record.child_event(child_id, event)
         try:
             self.children.handle(child_id, event)
         except Exception as exc:  # noqa: BLE001 - a display problem must not end the sub-agent
-            self.show_error(f"panel could not show a sub-agent's {getattr(event, 'type', '?')} event: "
+            self.show_error(f"panel could not show a sub-agent's {event.type} event: "
                             f"{fmt.error_text(exc)}")
 
     def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
@@ -251,16 +257,53 @@ class AgentPanel(EventRouter):
         self.widget.children = tuple(self._sections())
 
     # Event handlers
-    def _on_run_start(self, event: Any) -> None:
-        self.footer.start(getattr(event, "step_budget", None))
-        self.set_state("running")
+    def _dispatch(self, event: RunEvent) -> None:
+        match event.type:
+            case "run_start":
+                self.footer.start(event.step_budget)
+                self.set_state("running")
+            case "step_start":
+                self._end_streams()
+                self.footer.step = event.step
+                self.footer.refresh()
+            case "text_delta":
+                self._on_text_delta(event)
+            case "thinking_delta":
+                self._on_thinking_delta(event)
+            case "tool_call":
+                self._on_tool_call(event)
+            case "tool_result":
+                self._on_tool_result(event)
+            case "step_finish":
+                self._on_step_finish(event)
+            case "user_message":
+                self._on_user_message(event)
+            case "compacted":
+                self._end_streams()
+                text = (f"Context compacted: {event.dropped_messages} earlier messages summarized "
+                        f"({event.summary_chars:,} characters).")
+                self._body.append(self._shared.html(escape(text), "ja-event"))
+            case "approval_request":
+                card = self._open_card(event.request.tool_name)
+                if card is not None:
+                    card.set_status("waiting for approval")
+            case "approval_response":
+                card = self._open_card(event.request.tool_name)
+                if card is None:
+                    pass
+                elif event.decision in ("deny", "cancelled"):  # "cancelled": the run ended while it waited
+                    card.set_status("denied" if event.decision == "deny" else "cancelled")
+                else:
+                    card.running()
+            case "finish":
+                self._end_streams()
+                self.footer.usage = event.usage or self.footer.usage
+                self.controls.clear_queue()
+                self.set_state(*finish_state(event.reason))
+            case "error":
+                self.show_error(fmt.error_text(event.error))
 
-    def _on_step_start(self, event: Any) -> None:
-        self._end_streams()
-        self.footer.step = getattr(event, "step", self.footer.step + 1)
-        self.footer.refresh()
-
-    def _on_text_delta(self, event: Any) -> None:
+    def _on_text_delta(self, event: RunTextDeltaEvent) -> None:
         if self._text is None:
             self._end_streams()
             self._text = self._new_stream("ja-stream")
@@ -268,7 +311,7 @@ class AgentPanel(EventRouter):
         self._text.append(event.delta)
         self._coalescer.poke()
 
-    def _on_thinking_delta(self, event: Any) -> None:
+    def _on_thinking_delta(self, event: RunThinkingDeltaEvent) -> None:
         if self._thinking is None:
             self._end_streams()
             self._thinking = self._new_stream("ja-stream")
@@ -277,69 +320,36 @@ class AgentPanel(EventRouter):
         self._thinking.append(event.delta)
         self._coalescer.poke()
 
-    def _on_tool_call(self, event: Any) -> None:
+    def _on_tool_call(self, event: ToolCallEvent) -> None:
         self._end_streams()
-        card = ToolCard(event.tool_call_id, event.name, getattr(event, "args", {}),
-                        clock=self._clock.now, shared=self._shared)
+        card = ToolCard(event.tool_call_id, event.name, event.args, clock=self._clock.now, shared=self._shared)
         self._cards[event.tool_call_id] = card
         self._body.append(card.widget)
 
-    def _on_tool_result(self, event: Any) -> None:
+    def _on_tool_result(self, event: ToolResultEvent) -> None:
         card = self._cards.get(event.tool_call_id)
         if card is None:  # a result without its call (should not happen): still show it
-            self._on_tool_call(event)
-            card = self._cards[event.tool_call_id]
-        card.finish(getattr(event, "content", []), bool(getattr(event, "is_error", False)),
-                    cancelled=was_cancelled(getattr(event, "details", None)))
+            card = ToolCard(event.tool_call_id, event.name, {}, clock=self._clock.now, shared=self._shared)
+            self._cards[event.tool_call_id] = card
+            self._body.append(card.widget)
+        card.finish(event.content, event.is_error, cancelled=was_cancelled(event.details))
         self.footer.refresh()
 
-    def _on_step_finish(self, event: Any) -> None:
-        self.footer.usage = getattr(event, "usage", None) or self.footer.usage
-        model = getattr(event, "model", None)
-        if isinstance(model, str) and model:
-            self.footer.model_label = model
+    def _on_step_finish(self, event: StepFinishEvent) -> None:
+        self.footer.usage = event.usage or self.footer.usage
+        if event.model:
+            self.footer.model_label = event.model
         self.footer.refresh()
 
-    def _on_user_message(self, event: Any) -> None:
-        delivery = getattr(event, "delivery", "steer")
-        if getattr(event, "phase", "delivered") == "queued":
-            self.controls.add_queued(delivery, event.text)
+    def _on_user_message(self, event: UserMessageEvent) -> None:
+        if event.phase == "queued":
+            self.controls.add_queued(event.delivery, event.text)
             return
-        self.controls.mark_delivered(delivery, event.text)
+        self.controls.mark_delivered(event.delivery, event.text)
         self._end_streams()
-        kind = "steer" if delivery == "steer" else "follow-up"
+        kind = "steer" if event.delivery == "steer" else "follow-up"
         message = self._shared.html(f"<b>You</b> ({kind}): {escape(event.text)}", "ja-user")
         self._body.append(message)
-
-    def _on_compacted(self, event: Any) -> None:
-        self._end_streams()
-        dropped = getattr(event, "dropped_messages", 0)
-        chars = getattr(event, "summary_chars", 0)
-        text = f"Context compacted: {dropped} earlier messages summarized ({chars:,} characters)."
-        self._body.append(self._shared.html(escape(text), "ja-event"))
-
-    def _on_approval_request(self, event: Any) -> None:
-        card = self._open_card(fmt.field(event.request, "tool_name"))
-        if card is not None:
-            card.set_status("waiting for approval")
-
-    def _on_approval_response(self, event: Any) -> None:
-        card = self._open_card(fmt.field(event.request, "tool_name"))
-        if card is None:
-            return
-        if event.decision in ("deny", "cancelled"):  # "cancelled": the run ended while it waited
-            card.set_status("denied" if event.decision == "deny" else "cancelled")
-        else:
-            card.running()
-
-    def _on_finish(self, event: Any) -> None:
-        self._end_streams()
-        self.footer.usage = getattr(event, "usage", None) or self.footer.usage
-        self.controls.clear_queue()
-        self.set_state(*finish_state(getattr(event, "reason", "completed")))
-
-    def _on_error(self, event: Any) -> None:
-        self.show_error(fmt.error_text(getattr(event, "error", event)))
 
     # Streams
     def _new_stream(self, css_class: str) -> MarkdownStream:
@@ -384,7 +394,7 @@ class AgentPanel(EventRouter):
         else:  # events of a sub-agent whose call has no card (should not happen): still show them
             self._body.append(widget)
 
-    def _open_card(self, tool_name: Any) -> ToolCard | None:
+    def _open_card(self, tool_name: str) -> ToolCard | None:
         for card in reversed(self._cards.values()):
             if not card.finished and card.name == tool_name:
                 return card

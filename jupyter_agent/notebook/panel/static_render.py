@@ -11,7 +11,7 @@ what accumulated — once per flush, only what is new — while the cell still e
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.loop.abort import was_cancelled
 from jupyter_agent.notebook.panel import formatting as fmt
@@ -23,6 +23,13 @@ from jupyter_agent.notebook.panel.transcript_document import (
     escape_markdown,
     fenced,
 )
+from jupyter_agent.runtime.events import FinishEvent, RunEvent
+
+if TYPE_CHECKING:
+    from jupyter_agent.features.memory.store import MemoryChange
+    from jupyter_agent.features.plan.state import PlanState
+    from jupyter_agent.notebook.renderer import ChildEvent
+    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
 __all__ = ["STATIC_OUTPUT_CHARS", "StaticRenderer", "TranscriptRecorder", "fenced", "display_bundles"]
 
@@ -38,14 +45,6 @@ class TranscriptRecorder(EventRouter):
         self._text: list[str] = []
         self._plan = ""  # the latest plan, shown once when the turn ends
         self.finished = False  # the run's finish event arrived (and with it the summary line)
-        self._handlers: dict[str, Callable[[Any], None]] = {
-            "run_start": lambda e: self.status.start(getattr(e, "step_budget", None)),
-            "step_start": self._on_step_start, "text_delta": self._on_text,
-            "tool_call": self._on_tool_call, "tool_result": self._on_tool_result,
-            "step_finish": self._on_step_finish, "user_message": self._on_user_message,
-            "compacted": self._on_compacted, "finish": self._on_finish,
-            "error": lambda e: self.show_error(fmt.error_text(getattr(e, "error", e))),
-        }
 
     def show_error(self, text: str) -> None:
         self._end_text()
@@ -60,7 +59,7 @@ class TranscriptRecorder(EventRouter):
         self.status.model_label = label
         self.status.context_window = context_window
 
-    def show_plan(self, plan: Any) -> None:
+    def show_plan(self, plan: PlanState) -> None:
         """Kept until the turn ends: one checklist in the output, the final one."""
         from jupyter_agent.features.plan.state import plan_markdown
 
@@ -70,16 +69,16 @@ class TranscriptRecorder(EventRouter):
     def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
         """No buttons here: ``%agent materialize`` puts the code into the next input."""
 
-    def memory_saved(self, *changes: Any) -> None:
+    def memory_saved(self, *changes: MemoryChange) -> None:
         for change in changes:
             self.note(f"Memory {change.kind}: {change.name} — {change.summary} "
                       f"(undo: %agent memory undo {change.name})")
 
-    def child_event(self, child_id: str, event: Any) -> None:
+    def child_event(self, child_id: str, event: ChildEvent) -> None:
         """One line per sub-agent when it ends; its report is the delegate tool's output."""
-        if getattr(event, "type", None) != "finish":
+        if event.type != "finish":
             return
-        state, detail = finish_state(getattr(event, "reason", "completed"))
+        state, detail = finish_state(event.reason)
         name = child_id.replace("child-", "sub-agent ")
         self.note(f"{name} {state}{f' ({detail})' if detail else ''}")
 
@@ -104,41 +103,42 @@ class TranscriptRecorder(EventRouter):
         self._text.clear()
         self.document.text(text)
 
-    def _on_text(self, event: Any) -> None:
-        self._text.append(event.delta)
+    def _dispatch(self, event: RunEvent) -> None:
+        match event.type:
+            case "run_start":
+                self.status.start(event.step_budget)
+            case "step_start":
+                self._end_text()
+                self.status.step = event.step
+            case "text_delta":
+                self._text.append(event.delta)
+            case "tool_call":
+                self._end_text()
+                self.document.tool_call(event.tool_call_id, event.name, event.args)
+            case "tool_result":
+                self.document.tool_result(event.tool_call_id, event.name, event.content, event.is_error,
+                                          cancelled=was_cancelled(event.details))
+            case "step_finish":
+                self.status.usage = event.usage or self.status.usage
+            case "user_message":
+                if event.phase == "delivered":
+                    self._end_text()
+                    kind = "steer" if event.delivery == "steer" else "follow-up"
+                    self.document.user(event.text, f"You ({kind})")
+            case "compacted":
+                self.note(f"Context compacted: {event.dropped_messages} earlier messages summarized.")
+            case "finish":
+                self._on_finish(event)
+            case "error":
+                self.show_error(fmt.error_text(event.error))
 
-    def _on_step_start(self, event: Any) -> None:
-        self._end_text()
-        self.status.step = getattr(event, "step", self.status.step + 1)
-
-    def _on_tool_call(self, event: Any) -> None:
-        self._end_text()
-        self.document.tool_call(event.tool_call_id, event.name, getattr(event, "args", {}))
-
-    def _on_tool_result(self, event: Any) -> None:
-        self.document.tool_result(event.tool_call_id, getattr(event, "name", "tool"), getattr(event, "content", []),
-                                  bool(getattr(event, "is_error", False)),
-                                  cancelled=was_cancelled(getattr(event, "details", None)))
-
-    def _on_step_finish(self, event: Any) -> None:
-        self.status.usage = getattr(event, "usage", None) or self.status.usage
-
-    def _on_user_message(self, event: Any) -> None:
-        if getattr(event, "phase", "delivered") == "delivered":
-            self._end_text()
-            kind = "steer" if getattr(event, "delivery", "steer") == "steer" else "follow-up"
-            self.document.user(event.text, f"You ({kind})")
-
-    def _on_compacted(self, event: Any) -> None:
-        self.note(f"Context compacted: {getattr(event, 'dropped_messages', 0)} earlier messages summarized.")
-
-    def _on_finish(self, event: Any) -> None:
+    def _on_finish(self, event: FinishEvent) -> None:
         self.finished = True
         self._end_text()
         if self._plan:
             self.document.markdown_block(self._plan)
-        self.status.usage = getattr(event, "usage", None) or self.status.usage
-        self.status.set_state(*finish_state(getattr(event, "reason", "completed")))
+        self.status.usage = event.usage or self.status.usage
+        self.status.set_state(*finish_state(event.reason))
         self.document.markdown_block(f"*{escape_markdown(self.status.summary())}*")
 
 
@@ -146,7 +146,7 @@ class StaticRenderer(TranscriptRecorder):
     """Same surface as AgentPanel; displays Markdown + HTML outputs at ``flush()``."""
 
     def __init__(self, *, model_label: str = "", session: str = "main", context_window: int | None = None,
-                 demo: bool = False, approval: str = "deny",
+                 demo: bool = False, approval: Decision = "deny",
                  display: Callable[[dict[str, str]], None] | None = None) -> None:
         super().__init__(model_label=model_label, session=session, context_window=context_window, demo=demo)
         # What ask() answers: a headless run cannot wait for a click.
@@ -156,8 +156,8 @@ class StaticRenderer(TranscriptRecorder):
         self.on_follow_up: Callable[[str], bool] | None = None
         self._display = display or display_bundle
 
-    async def ask(self, request: Any) -> str:
-        name = fmt.field(request, "tool_name", "tool")
+    async def ask(self, request: ApprovalRequest) -> Decision:
+        name = request.tool_name
         verb = "denied" if self.approval == "deny" else "allowed"
         self.note(f"{name} {verb} without asking: this run cannot show an approval prompt "
                   "(run with -p yolo or -p readonly to choose).")

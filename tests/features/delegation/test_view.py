@@ -26,7 +26,7 @@ def test_a_child_card_follows_its_sub_agent_from_queue_to_finish(kit):
     assert pokes and cards.streams() == [stream] and stream.pieces == []  # rendered by the coalescer
     cards.handle("child-1", ev("tool_call", tool_call_id="k1", name="inspect", args={"name": "df"}))
     assert card.text is None and "<strong>df</strong>" in stream.pieces[0].value  # flushed, then closed
-    cards.handle("child-1", ev("tool_result", tool_call_id="k1", name="inspect", content=[kit.text("3 columns")]))
+    cards.handle("child-1", ev("tool_result", tool_call_id="k1", name="inspect", content=[kit.text("3 columns")], is_error=False))
     assert card.cards["k1"].finished
     assert card.title.endswith("— step 1")
     cards.handle("child-1", ev("finish", reason="completed", text="3 columns", usage=None))
