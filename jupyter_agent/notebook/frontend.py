@@ -54,14 +54,14 @@ def wait_option(tokens: list[str]) -> bool | None:
 
 def make_renderer(mode: Mode, *, model_label: str, session: str, context_window: int | None, demo: bool) -> Renderer:
     if mode == "panel":
-        from jupyter_agent.notebook.panel import AgentPanel
+        from jupyter_agent.notebook.panel.panel import AgentPanel
 
         return AgentPanel(model_label=model_label, session=session, context_window=context_window, demo=demo)
     if mode == "static":
-        from jupyter_agent.notebook.panel import StaticRenderer
+        from jupyter_agent.notebook.panel.static_render import StaticRenderer
 
         return StaticRenderer(model_label=model_label, session=session, context_window=context_window, demo=demo)
-    from jupyter_agent.notebook.panel import TextRenderer
+    from jupyter_agent.notebook.panel.text_renderer import TextRenderer
 
     return TextRenderer(model_label=model_label, session=session, context_window=context_window, demo=demo)
 
@@ -72,4 +72,4 @@ def show(renderer: Renderer) -> None:
     if widget is not None:
         from IPython.display import display
 
-        display(widget)
+        display(widget)  # type: ignore[no-untyped-call]  # IPython ships no annotations for it

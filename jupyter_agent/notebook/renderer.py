@@ -47,6 +47,9 @@ class Renderer(Protocol):
     def flush(self) -> None:
         """Show whatever is buffered now (before the turn ends, before structural changes)."""
 
+    def finish(self) -> None:
+        """The turn ended: leave what a saved notebook keeps (the panel: static outputs, no widgets)."""
+
     def set_model(self, label: str, context_window: int | None) -> None: ...
 
     def show_plan(self, plan: PlanState) -> None: ...

@@ -47,7 +47,7 @@ INTERRUPT_GRACE = 1.0
 # Errors the user can act on are shown as their message; anything else also names its type.
 _PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "SessionWriteError", "UsageError")
 
-_RUNS: set[asyncio.Task] = set()  # strong references to every turn task
+_RUNS: set[asyncio.Task[None]] = set()  # strong references to every turn task
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,7 @@ class AgentSession:
             self._lock = asyncio.Lock()
         return self._lock
 
-    def pending_tasks(self) -> list[asyncio.Task]:
+    def pending_tasks(self) -> list[asyncio.Task[None]]:
         return [turn.task for turn in self.turns if turn.task is not None and not turn.task.done()]
 
     def add_turn(self, turn: Turn) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_agent.messages import AssistantMessage, Message, ToolResultMessage, UserMessage, copy_message
 from jupyter_agent.session.branch import SessionIndex, SessionUsage
@@ -28,6 +28,9 @@ from jupyter_agent.session.records import (
     new_record_id,
 )
 from jupyter_agent.session.redact import Redactor, scrub_options
+
+if TYPE_CHECKING:
+    from jupyter_agent.session.snapshots import SnapshotStore
 
 _MESSAGE_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)
 
@@ -208,7 +211,7 @@ class SessionStore:
 
         return SessionRecorder(self, prior_ids=self.message_ids(), **options)
 
-    def snapshots(self):
+    def snapshots(self) -> SnapshotStore:
         """The undo snapshots kept beside this session (``<session>.snapshots/``)."""
         from jupyter_agent.session.snapshots import SnapshotStore
 

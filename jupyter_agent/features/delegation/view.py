@@ -52,11 +52,11 @@ class ChildCard:
 
     @property
     def title(self) -> str:
-        return self.accordion.titles[0]
+        return str(self.accordion.titles[0])
 
     @property
     def expanded(self) -> bool:
-        return self.accordion.selected_index == 0
+        return bool(self.accordion.selected_index == 0)
 
     def handle(self, event: ChildEvent) -> None:
         match event.type:

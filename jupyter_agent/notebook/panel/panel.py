@@ -105,7 +105,7 @@ class AgentPanel(EventRouter):
     on_steer = _controls_hook("on_steer")
     on_follow_up = _controls_hook("on_follow_up")
 
-    def handle(self, event: Any) -> None:
+    def handle(self, event: RunEvent) -> None:
         self.record.handle(event)
         super().handle(event)
 

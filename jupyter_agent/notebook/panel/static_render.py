@@ -181,7 +181,7 @@ class StaticRenderer(TranscriptRecorder):
 def display_bundle(bundle: dict[str, str]) -> None:
     from IPython.display import display
 
-    display(bundle, raw=True)
+    display(bundle, raw=True)  # type: ignore[no-untyped-call]  # IPython ships no annotations for it
 
 
 def display_bundles(bundles: list[dict[str, str]]) -> None:
