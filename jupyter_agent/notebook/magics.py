@@ -9,9 +9,8 @@ traceback.
 from __future__ import annotations
 
 import argparse
-import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, cast
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
     from jupyter_agent.loop import AgentTool
-    from jupyter_agent.notebook.model_resolution import ModelChoice
     from jupyter_agent.notebook.report import Report
     from jupyter_agent.notebook.session_manager import AgentSession
     from jupyter_agent.runtime.permissions import PermissionMode
@@ -239,18 +237,19 @@ class AgentMagics(Magics):
 
     @line_magic("agent")  # type: ignore[arg-type]  # IPython types the decorator for plain functions
     def agent_line(self, line: str) -> Report | None:
-        """%agent sessions | usage | history | plan | memory [show NAME | delete NAME] | steer TEXT |
+        """%agent sessions | usage | history | plan | memory [show|delete|undo NAME] | steer TEXT |
         follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] | config | materialize [SESSION] |
-        mcp [tools NAME | restart NAME] | session-file [PATH] | help"""
+        mcp [tools NAME | restart NAME] | session-file [PATH] | fix [TEXT] | help;
+        %agent SUBCOMMAND --help describes one."""
         from jupyter_agent.notebook.subcommands import run_subcommand
 
         return run_subcommand(self, line)
 
     async def wait_async(self, line: str = "") -> None:
         """What ``%agent wait`` awaits in a kernel (see ``extension.CellTransformer``)."""
-        from jupyter_agent.notebook.subcommands import session_from
+        from jupyter_agent.notebook.subcommands import wait_session
 
-        await runner.wait_idle(session_from(self, shlex.split(line)))
+        await runner.wait_idle(wait_session(self, line))
 
 
 def _mcp_selection(args: Any) -> tuple[str, ...] | None:

@@ -1,15 +1,16 @@
 """``%agent SUBCOMMAND``: inspect and steer sessions from any cell.
 
 Results are shown as ``Report`` objects: Markdown in notebooks, plain text in the terminal.
-Unknown subcommands and bad arguments raise a short ``UsageError`` naming the subcommands.
+``SUBCOMMANDS`` declares each subcommand's arguments beside its handler (``subcommand_parser``):
+every one has ``--help``; unknown subcommands and bad arguments raise a short ``UsageError``.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import shlex
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
@@ -18,6 +19,12 @@ from jupyter_agent.notebook.config import AgentConfig
 from jupyter_agent.notebook.feature_commands import memory_command, plan_report
 from jupyter_agent.notebook.model_resolution import choose_model
 from jupyter_agent.notebook.report import Report
+from jupyter_agent.notebook.subcommand_parser import Subcommand, SubcommandTable, arg
+
+if TYPE_CHECKING:
+    from jupyter_agent.messages import ImageContent, TextContent
+    from jupyter_agent.notebook.magics import AgentMagics
+    from jupyter_agent.notebook.session_manager import AgentSession
 
 USAGE = """\
 usage: %agent sessions | usage | history | plan | memory [show|delete|undo NAME] |
@@ -25,45 +32,29 @@ usage: %agent sessions | usage | history | plan | memory [show|delete|undo NAME]
               config | materialize [SESSION] | mcp [tools NAME | restart NAME] |
               session-file [PATH] | fix [TEXT] | help
 usage, history, plan, stop, wait and diff take -s/--session NAME (default: the session of the
-latest %%agent cell, else the current one)."""
+latest %%agent cell, else the current one). %agent SUBCOMMAND --help describes one."""
 HISTORY_CHARS = 600  # per message in %agent history: enough to recognise it
 HISTORY_LINES = 8
 
 
-def run_subcommand(magics: Any, line: str) -> Report | None:
+def run_subcommand(magics: AgentMagics, line: str) -> Report | None:
+    return SUBCOMMANDS.run(magics, line)
+
+
+def session_named(magics: AgentMagics, name: str | None) -> AgentSession:
+    """The session ``-s NAME`` names; without one, the latest turn's session, else the current one."""
     try:
-        tokens = shlex.split(line)
-    except ValueError as error:
-        raise UsageError(f"{error}\n{USAGE}") from None
-    if not tokens or tokens[0] in ("help", "-h", "--help"):
-        return Report(f"```\n{USAGE}\n```", USAGE)
-    name, rest = tokens[0], tokens[1:]
-    handler = HANDLERS.get(name)
-    if handler is None:
-        raise UsageError(f"unknown subcommand {name!r}\n{USAGE}")
-    return handler(magics, rest, _raw_rest(line, name))
-
-
-def _raw_rest(line: str, name: str) -> str:
-    """The text after the subcommand, verbatim (steer text keeps its quotes and spacing)."""
-    return line.strip()[len(name):].strip()
-
-
-def session_from(magics: Any, tokens: list[str]):
-    session_name = None
-    if tokens[:1] in (["-s"], ["--session"]):
-        if len(tokens) < 2:
-            raise UsageError(f"{tokens[0]} needs a session name\n{USAGE}")
-        session_name = tokens[1]
-    elif tokens:
-        raise UsageError(f"unexpected argument {tokens[0]!r}\n{USAGE}")
-    try:
-        return magics.sessions.get(session_name) if session_name else magics.sessions.recent()
+        return magics.sessions.get(name) if name else magics.sessions.recent()
     except ValueError as error:
         raise UsageError(str(error)) from None
 
 
-def _sessions(magics: Any, tokens: list[str], raw: str) -> Report:
+def wait_session(magics: AgentMagics, rest: str) -> AgentSession:
+    """The session ``%agent wait [-s NAME]`` waits for (parsed like every subcommand)."""
+    return session_named(magics, SUBCOMMANDS["wait"].parse(rest).session)
+
+
+def _sessions(magics: AgentMagics, args: argparse.Namespace) -> Report:
     from jupyter_agent.session import list_sessions
 
     current = magics.sessions.current_name()
@@ -81,8 +72,8 @@ def _sessions(magics: Any, tokens: list[str], raw: str) -> Report:
     return Report("\n".join(rows), "\n".join(lines))
 
 
-def _usage(magics: Any, tokens: list[str], raw: str) -> Report:
-    session = session_from(magics, tokens)
+def _usage(magics: AgentMagics, args: argparse.Namespace) -> Report:
+    session = session_named(magics, args.session)
     usage = session.store.usage()
     fields = vars(usage)
     text = ", ".join(f"{key} {value:.4f}" if isinstance(value, float) else f"{key} {value}" for key, value in fields.items())
@@ -90,8 +81,8 @@ def _usage(magics: Any, tokens: list[str], raw: str) -> Report:
     return Report(f"**Usage of session `{session.name}`**\n\n" + "\n".join(table), f"session {session.name}: {text}")
 
 
-def _history(magics: Any, tokens: list[str], raw: str) -> Report:
-    session = session_from(magics, tokens)
+def _history(magics: AgentMagics, args: argparse.Namespace) -> Report:
+    session = session_named(magics, args.session)
     messages = session.store.history()
     if not messages:
         return Report(f"Session `{session.name}` is empty.")
@@ -122,11 +113,11 @@ def _history_entry(message: Any) -> tuple[str, str]:
     return md, plain
 
 
-def _blocks_text(content: list) -> str:
-    return "\n".join(block.text if getattr(block, "type", "") == "text" else "[image]" for block in content)
+def _blocks_text(content: list[TextContent | ImageContent]) -> str:
+    return "\n".join(block.text if block.type == "text" else "[image]" for block in content)
 
 
-def _call_text(arguments: dict) -> str:
+def _call_text(arguments: dict[str, object]) -> str:
     if set(arguments) == {"code"} or set(arguments) == {"command"}:
         return str(next(iter(arguments.values())))
     return json.dumps(arguments, ensure_ascii=False)
@@ -140,26 +131,24 @@ def _clip(text: str, lines: int) -> str:
     return clipped + (f"\n… ({len(kept) - lines} more lines)" if len(kept) > lines else "")
 
 
-def _steer(magics: Any, tokens: list[str], raw: str, kind: str = "steer") -> Report:
-    if not raw:
-        raise UsageError(f"%agent {kind} needs a message\n{USAGE}")
+def _steer(magics: AgentMagics, args: argparse.Namespace, kind: str = "steer") -> Report:
     session = magics.sessions.recent()
     turn = session.current
     if turn is None or turn.run is None:
         raise UsageError(f"no agent turn is running in session {session.name!r}")
-    delivered = turn.steer(raw) if kind == "steer" else turn.follow_up(raw)
+    delivered = turn.steer(args.text) if kind == "steer" else turn.follow_up(args.text)
     if not delivered:
         raise UsageError("the turn has already ended")
     when = "at the next step" if kind == "steer" else "when the agent would otherwise finish"
     return Report(f"Queued for the agent, delivered {when}.")
 
 
-def _follow_up(magics: Any, tokens: list[str], raw: str) -> Report:
-    return _steer(magics, tokens, raw, kind="follow_up")
+def _follow_up(magics: AgentMagics, args: argparse.Namespace) -> Report:
+    return _steer(magics, args, kind="follow_up")
 
 
-def _stop(magics: Any, tokens: list[str], raw: str) -> Report:
-    session = session_from(magics, tokens)
+def _stop(magics: AgentMagics, args: argparse.Namespace) -> Report:
+    session = session_named(magics, args.session)
     stopped = 0
     for turn in runner.turns_of(session):
         turn.stop()
@@ -167,11 +156,11 @@ def _stop(magics: Any, tokens: list[str], raw: str) -> Report:
     return Report("Stopping the agent." if stopped else f"Nothing is running in session `{session.name}`.")
 
 
-def _wait(magics: Any, tokens: list[str], raw: str) -> Report | None:
+def _wait(magics: AgentMagics, args: argparse.Namespace) -> Report | None:
     """Reached only where the cell could not be made to await (see the cell transformer)."""
     import asyncio
 
-    session = session_from(magics, tokens)
+    session = session_named(magics, args.session)
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -182,12 +171,8 @@ def _wait(magics: Any, tokens: list[str], raw: str) -> Report | None:
     raise UsageError("%agent wait must be on a line of its own at the top level of a cell (it awaits the turn)")
 
 
-def _undo(magics: Any, tokens: list[str], raw: str) -> Report:
-    step = None
-    if tokens:
-        if not tokens[0].isdigit():
-            raise UsageError(f"%agent undo takes a step number, got {tokens[0]!r}\n{USAGE}")
-        step = int(tokens[0])
+def _undo(magics: AgentMagics, args: argparse.Namespace) -> Report:
+    step = args.step
     session = magics.sessions.recent()
     notebook_step = _notebook_undo_step(session, step)
     if notebook_step is not None:
@@ -233,8 +218,8 @@ def _undo_notebook_edits(magics: Any, session: Any, step: int) -> Report:
     return Report(f"Reverting the notebook edits of step {step}:\n{lines}")
 
 
-def _diff(magics: Any, tokens: list[str], raw: str) -> Report:
-    session = session_from(magics, tokens)
+def _diff(magics: AgentMagics, args: argparse.Namespace) -> Report:
+    session = session_named(magics, args.session)
     changes = session.snapshots.diff()
     if not changes:
         return Report("The agent has not changed any file in this session.")
@@ -243,17 +228,17 @@ def _diff(magics: Any, tokens: list[str], raw: str) -> Report:
     return Report("\n\n".join(parts), text)
 
 
-def _model(magics: Any, tokens: list[str], raw: str) -> Report:
+def _model(magics: AgentMagics, args: argparse.Namespace) -> Report:
     session = magics.sessions.recent()
-    if tokens:
-        session.model_name = tokens[0]
-        return Report(f"Session `{session.name}` now uses `{tokens[0]}` for its next turns.")
+    if args.name:
+        session.model_name = args.name
+        return Report(f"Session `{session.name}` now uses `{args.name}` for its next turns.")
     config = AgentConfig.from_magics(magics)
     choice = choose_model(None, session.model_name, config.model)
     return Report(f"Model: `{choice.name}` (from {choice.source}).")
 
 
-def _config(magics: Any, tokens: list[str], raw: str) -> Report:
+def _config(magics: AgentMagics, args: argparse.Namespace) -> Report:
     config = AgentConfig.from_magics(magics)
     session = magics.sessions.recent()
     choice = choose_model(None, session.model_name, config.model)
@@ -267,20 +252,22 @@ def _config(magics: Any, tokens: list[str], raw: str) -> Report:
     return Report(f"```\n{text}\n```", text)
 
 
-def _plan(magics: Any, tokens: list[str], raw: str) -> Report:
-    return plan_report(session_from(magics, tokens))
+def _plan(magics: AgentMagics, args: argparse.Namespace) -> Report:
+    return plan_report(session_named(magics, args.session))
 
 
-def _memory(magics: Any, tokens: list[str], raw: str) -> Report:
-    return memory_command(magics.sessions.folder, tokens, USAGE)
+def _memory(magics: AgentMagics, args: argparse.Namespace) -> Report:
+    tokens = [args.action, *args.names] if args.action else []
+    return memory_command(magics.sessions.folder, tokens, SUBCOMMANDS["memory"].parser().format_usage().strip())
 
 
-def _session_file(magics: Any, tokens: list[str], raw: str) -> Report:
+def _session_file(magics: AgentMagics, args: argparse.Namespace) -> Report:
     """Where this kernel's sessions are kept; ``PATH`` moves them (headless runs the kernel cannot place)."""
     from pathlib import Path
 
     from jupyter_agent.session import SessionLockedError
 
+    tokens = args.path
     if len(tokens) > 1:
         raise UsageError(f"%agent session-file takes one path, e.g. analysis.agent/main.jsonl\n{USAGE}")
     if tokens:
@@ -295,53 +282,73 @@ def _session_file(magics: Any, tokens: list[str], raw: str) -> Report:
     return Report(text, text)
 
 
-def _materialize(magics: Any, tokens: list[str], raw: str) -> Report:
+def _materialize(magics: AgentMagics, args: argparse.Namespace) -> Report:
     """The last turn's Python code as cells (through the lab extension, else the next input)."""
     from jupyter_agent.notebook.comm import materialize_last_turn
 
-    if len(tokens) > 1:
-        raise UsageError(f"%agent materialize takes at most a session name\n{USAGE}")
     try:
-        return Report(materialize_last_turn(magics.shell, magics.sessions.folder, tokens[0] if tokens else None))
+        return Report(materialize_last_turn(magics.shell, magics.sessions.folder, args.session))
     except LookupError as error:
         raise UsageError(str(error).strip("'\"")) from None
 
 
-def _mcp(magics: Any, tokens: list[str], raw: str) -> Report:
+def _mcp(magics: AgentMagics, args: argparse.Namespace) -> Report:
     from jupyter_agent.notebook.mcp_commands import mcp_command
 
-    return mcp_command(magics, tokens, USAGE)
+    return mcp_command(magics, args.words, SUBCOMMANDS["mcp"].parser().format_usage().strip())
 
 
-def _fix(magics: Any, tokens: list[str], raw: str) -> None:
+def _fix(magics: AgentMagics, args: argparse.Namespace) -> None:
     """A turn that fixes the last error (``TEXT``: what the user adds to the request)."""
     from jupyter_agent.notebook.fix import fix_prompt
     from jupyter_agent.tools.data_policy import DataPolicy
 
     config = AgentConfig.from_magics(magics)
     try:
-        prompt = fix_prompt(magics.shell, DataPolicy(config.data_policy, config.sample_rows), raw)
+        prompt = fix_prompt(magics.shell, DataPolicy(config.data_policy, config.sample_rows), args.text)
     except LookupError as error:
         raise UsageError(str(error).strip("'\"")) from None
     magics.start_turn("", prompt, mentions=False)
 
 
-HANDLERS: dict[str, Callable[..., Report | None]] = {
-    "sessions": _sessions,
-    "usage": _usage,
-    "history": _history,
-    "plan": _plan,
-    "memory": _memory,
-    "steer": _steer,
-    "follow-up": _follow_up,
-    "stop": _stop,
-    "wait": _wait,
-    "undo": _undo,
-    "diff": _diff,
-    "model": _model,
-    "config": _config,
-    "materialize": _materialize,
-    "mcp": _mcp,
-    "session-file": _session_file,
-    "fix": _fix,
-}
+def _step_number(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"%agent undo takes a step number, got {text!r}")
+    return int(text)
+
+
+_SESSION = arg("-s", "--session", metavar="NAME", help="the session (default: the latest turn's, else the current one)")
+
+SUBCOMMANDS = SubcommandTable([
+    Subcommand("sessions", "The notebook's sessions: messages, last activity, model and cost.", _sessions),
+    Subcommand("usage", "Tokens, cost and steps of a session.", _usage, (_SESSION,)),
+    Subcommand("history", "Every message of a session, summarized ones included.", _history, (_SESSION,)),
+    Subcommand("plan", "The task plan of a session.", _plan, (_SESSION,)),
+    Subcommand("memory", "The notebook's memory notes: list them, show, delete or undo one.", _memory, (
+        arg("action", nargs="?", metavar="list|show|delete|undo", help="what to do (default: list)"),
+        arg("names", nargs="*", metavar="NAME", help="the note"),
+    )),
+    Subcommand("steer", "A message for the running turn, delivered at its next step.", _steer, text="text"),
+    Subcommand("follow-up", "A message for when the running turn would otherwise finish.", _follow_up, text="text"),
+    Subcommand("stop", "Stop the session's queued and running turns.", _stop, (_SESSION,)),
+    Subcommand("wait", "Wait until the session's turns have ended (on a line of its own).", _wait, (_SESSION,)),
+    Subcommand("undo", "Restore the files the agent changed in a step (default: its last).", _undo, (
+        arg("step", nargs="?", type=_step_number, metavar="STEP", help="the step number"),
+    )),
+    Subcommand("diff", "What the agent changed in files, as diffs.", _diff, (_SESSION,)),
+    Subcommand("model", "The model of the next turns; with NAME, set it for the session.", _model, (
+        arg("name", nargs="?", metavar="NAME", help="a litellm model name, or 'demo'"),
+    )),
+    Subcommand("config", "The effective settings (never the API key).", _config),
+    Subcommand("materialize", "The last turn's Python code as cells below its agent cell.", _materialize, (
+        arg("session", nargs="?", metavar="SESSION", help="the session (default: the most recent one)"),
+    )),
+    Subcommand("mcp", "The MCP servers of this notebook: list them, a server's tools, or restart one.", _mcp, (
+        arg("words", nargs="*", metavar="tools NAME | restart NAME", help="what to show or do (default: the servers)"),
+    )),
+    Subcommand("session-file", "Where this kernel's sessions are kept; PATH moves them.", _session_file, (
+        arg("path", nargs="*", metavar="PATH", help="a .jsonl file, e.g. analysis.agent/main.jsonl"),
+    )),
+    Subcommand("fix", "A turn that fixes the last error; TEXT adds to the request.", _fix, text="text",
+               text_required=False),
+], USAGE)

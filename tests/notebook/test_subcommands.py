@@ -126,3 +126,23 @@ def test_undo_of_a_notebook_edit_needs_the_extension_and_keeps_the_edit_for_late
     report = ip.run_line_magic("agent", "undo")
     assert report.markdown.startswith("Nothing reverted: undoing notebook edits needs the JupyterLab extension")
     assert [edit.step for edit in log.edits()] == [3]  # still there for a connected frontend
+
+
+def test_every_subcommand_has_its_own_help(ip):
+    from jupyter_agent.notebook.subcommands import SUBCOMMANDS
+
+    for name in SUBCOMMANDS.subcommands:
+        report = ip.run_line_magic("agent", f"{name} --help")
+        assert report.text.startswith(f"usage: %agent {name}"), name
+        assert ip.run_line_magic("agent", f"help {name}").text == report.text
+    assert "-s NAME, --session NAME" in ip.run_line_magic("agent", "usage -h").text
+    assert "STEP" in ip.run_line_magic("agent", "undo --help").text
+
+
+def test_a_bad_argument_gives_the_subcommands_usage_not_a_traceback(ip):
+    error = error_of(ip, "%agent usage -s")
+    assert str(error) == ("argument -s/--session: expected one argument\n"
+                          "usage: %agent usage [-s NAME] [-h]\nSee %agent usage --help.")
+    assert str(error_of(ip, "%agent follow-up")).startswith("%agent follow-up needs a message\nusage: %agent follow-up")
+    assert "No closing quotation" in str(error_of(ip, "%agent history -s 'open"))
+    assert str(error_of(ip, "%agent materialize a b")).startswith("unexpected argument 'b'\nusage: %agent materialize")
