@@ -27,31 +27,54 @@ export function insertMaterializedCells(
   if (!shared || message.cells.length === 0) {
     return 0;
   }
-  let anchor = message.cell_id
-    ? shared.cells.findIndex(cell => cell.getId() === message.cell_id)
-    : -1;
-  if (anchor < 0) {
-    if (!orActiveCell) {
-      return 0;
-    }
-    anchor = notebook.activeCellIndex;
+  const anchor = insertionAnchor(
+    shared.cells.map(cell => cell.getId()),
+    message.cell_id,
+    orActiveCell ? notebook.activeCellIndex : null
+  );
+  if (anchor === null) {
+    return 0;
   }
   shared.transact(() => {
-    shared.insertCells(
-      anchor + 1,
-      message.cells.map(cell => ({
-        cell_type: 'code',
-        source: cell.code,
-        metadata: {
-          [METADATA_KEY]: {
-            session: cell.metadata.session,
-            step: cell.metadata.step,
-            model: cell.metadata.model
-          }
-        }
-      }))
-    );
+    shared.insertCells(anchor + 1, materializedCells(message));
   });
   notebook.activeCellIndex = anchor + 1;
   return message.cells.length;
+}
+
+/** A new code cell of the notebook's shared model (a JSON value, hence a type, not an interface). */
+export type NewCodeCell = {
+  cell_type: 'code';
+  source: string;
+  metadata: {
+    [METADATA_KEY]: { session: string; step: number; model: string | null };
+  };
+};
+
+/** The cells to insert, in order, each with its provenance. */
+export function materializedCells(message: IMaterialize): NewCodeCell[] {
+  return message.cells.map(cell => ({
+    cell_type: 'code',
+    source: cell.code,
+    metadata: {
+      [METADATA_KEY]: {
+        session: cell.metadata.session,
+        step: cell.metadata.step,
+        model: cell.metadata.model
+      }
+    }
+  }));
+}
+
+/**
+ * The index of the cell to insert below: the agent cell `cellId` among
+ * `cellIds`, else `activeIndex` (null: this notebook does not take the cells).
+ */
+export function insertionAnchor(
+  cellIds: readonly string[],
+  cellId: string | null,
+  activeIndex: number | null
+): number | null {
+  const found = cellId ? cellIds.indexOf(cellId) : -1;
+  return found >= 0 ? found : activeIndex;
 }

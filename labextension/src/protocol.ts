@@ -167,7 +167,7 @@ export type KernelMessage =
   | ITranscript
   | IReply;
 
-const KERNEL_TYPES = new Set([
+export const KERNEL_TYPES: ReadonlySet<string> = new Set([
   'welcome',
   'run_started',
   'run_finished',

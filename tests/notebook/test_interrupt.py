@@ -9,6 +9,7 @@ import pytest
 
 from jupyter_agent.loop import RunCancelled
 from jupyter_agent.notebook.interrupt import AgentInterrupted, InterruptRouter
+from jupyter_agent.testing.waiting import wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -97,7 +98,7 @@ async def test_sigint_in_blocking_run_code_raises_agent_interrupted_there():
 
     task = asyncio.get_running_loop().create_task(run(), context=router.bind(token))
     assert await task == "Interrupted by the user"
-    await asyncio.sleep(0)
+    await wait_until(lambda: stops, what="the other run's stop")
     assert stops == [1]
 
 
@@ -115,7 +116,7 @@ async def test_blocking_code_of_another_task_is_not_interrupted():
 
     # Started without router.bind: not the run's own code.
     assert await asyncio.get_running_loop().create_task(other()) == "finished"
-    await asyncio.sleep(0)
+    await wait_until(lambda: stops, what="the stop")
     assert stops == [1]
 
 
@@ -133,7 +134,7 @@ async def test_in_its_own_code_the_run_is_told_rather_than_stopped_at_once():
                     while time.monotonic() < deadline:
                         pass
                 except AgentInterrupted:
-                    await asyncio.sleep(0)
+                    await wait_until(lambda: "other stopped" in calls, what="the other run's stop")
                     return calls
 
     task = asyncio.get_running_loop().create_task(run(), context=router.bind(token))

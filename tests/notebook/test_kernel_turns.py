@@ -103,7 +103,9 @@ def test_kernel_interrupt_stops_a_run_that_started_while_its_cell_was_still_exec
     kernel.execute(
         "import asyncio\n"
         "get_ipython().run_cell_magic('agent', '-m hanging-late -s started-in-cell --no-wait', 'Take your time')\n"
-        "while not _agent.sessions.get('started-in-cell').turns[-1].run:\n"
+        "for _ in range(3000):  # until the run exists (30 s at most)\n"
+        "    if _agent.sessions.get('started-in-cell').turns[-1].run:\n"
+        "        break\n"
         "    await asyncio.sleep(0.01)")
     kernel.wait_for(lambda: "Still here" in kernel.widget_text(), what="the first words")
     kernel.interrupt()
@@ -114,11 +116,13 @@ def test_kernel_interrupt_stops_a_run_that_started_while_its_cell_was_still_exec
 
 def test_kernel_interrupt_stops_a_running_python_tool_and_the_kernel_survives(kernel):
     kernel.execute(
-        "script('busy', tool_calls(call('python', {'code': 'import time\\nfor i in range(600):\\n    time.sleep(0.05)'})),"
+        "script('busy', tool_calls(call('python', {'code': 'import pathlib, time\\npathlib.Path(\\'busy.started\\').touch()\\n"
+        "for i in range(600):\\n    time.sleep(0.05)'})),"
         " reply('after'))")
     started = time.monotonic()
     msg_id, _ = kernel.agent_cell("-m busy -s busy-python -p yolo", "Work hard")
-    time.sleep(1.0)  # the tool now blocks the kernel's main thread, like a running cell
+    # The tool now blocks the kernel's main thread, like a running cell.
+    kernel.wait_for(lambda: (kernel.folder / "busy.started").exists(), what="the python tool running")
     kernel.interrupt()
     kernel.wait_turn("busy-python", timeout=20)
     assert time.monotonic() - started < 15  # the 30 s loop was cut short

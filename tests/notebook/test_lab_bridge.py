@@ -6,6 +6,7 @@ from jupyter_agent.notebook import runner
 from jupyter_agent.notebook.lab_bridge import NOTHING_RUNNING, LabBridge
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, reply
 from turn_helpers import RecordingRenderer, make_turn
+from jupyter_agent.testing.waiting import wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -18,7 +19,7 @@ async def test_stop_and_steer_reach_the_running_turns(manager, scripted):
     choice = scripted("lab", ScriptedModel([ScriptedResponse(hang=True)]))
     turn = make_turn(manager.get(), RecordingRenderer(), choice)
     task = runner.start(turn)
-    await asyncio.sleep(0.05)
+    await wait_until(lambda: turn.run is not None, what="the run")
     assert bridge.steer("look left", None) == "Delivered at the agent's next step."
     assert bridge.stop("main") == "Stopping 1 agent turn."
     await asyncio.wait_for(task, 5)

@@ -9,6 +9,7 @@ from turn_helpers import RecordingRenderer, make_turn
 from jupyter_agent.features.turn_features import SAVING_MEMORY
 from jupyter_agent.notebook import runner
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, reply, tool_calls
+from jupyter_agent.testing.waiting import wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -92,10 +93,7 @@ async def test_stop_during_extraction_abandons_it(manager, scripted):
     renderer = RecordingRenderer()
     turn = make_turn(manager.get(), renderer, scripted("hanging-extraction", model), memory=True)
     task = runner.start(turn)
-    for _ in range(200):  # until the extraction request is out
-        if len(model.requests) == 2:
-            break
-        await asyncio.sleep(0.01)
+    await wait_until(lambda: len(model.requests) == 2, what="the extraction request")
     turn.stop()
     await asyncio.wait_for(task, 5)
     assert turn.result.reason == "completed" and renderer.memory_changes == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from jupyter_agent.notebook.runner import Turn, TurnRequest, TurnSettings
+from jupyter_agent.testing.waiting import wait_until  # noqa: F401 - the tests import it from here
 
 
 class RecordingRenderer:
@@ -80,17 +81,6 @@ def make_turn(session, renderer, choice, prompt="hello", tools=(), permissions="
         build_system=lambda resolved, tool_list: "system",
         cell_id=cell_id, on_started=on_started, on_finished=on_finished,
     ))
-
-
-async def wait_until(condition, timeout=5.0, what="the condition"):
-    """Lets the loop run until ``condition()`` holds; fails after ``timeout`` seconds."""
-    import asyncio
-
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not condition():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        await asyncio.sleep(0.001)
 
 
 def gated_tool(name="look", result="seen"):

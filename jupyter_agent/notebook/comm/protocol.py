@@ -5,7 +5,9 @@ Every message is a JSON object with a ``type``. The frontend opens a comm on the
 (or a failed ``reply`` and closes the comm when the versions differ). Requests carry a
 ``request_id`` that the kernel's answer repeats. Both sides ignore fields they do not know, so a
 newer peer may add fields without a version bump; removing or changing one needs a new version.
-The TypeScript mirror is ``labextension/src/protocol.ts``.
+The TypeScript mirror is ``labextension/src/protocol.ts``; both sides are tested against the JSON
+schema generated from these models (``comm/schema.py``, checked in as
+``labextension/protocol/comm.schema.json``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ PROTOCOL_VERSION = 1
 
 class ProtocolMessage(BaseModel):
     # Unknown fields are ignored: a newer peer may add some without breaking this one.
-    model_config = ConfigDict(extra="ignore")
+    # The kernel always sends every field (defaults included), so its schema requires them all.
+    model_config = ConfigDict(extra="ignore", json_schema_serialization_defaults_required=True)
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
@@ -184,6 +187,11 @@ class NotebookRequest(ProtocolMessage):
     cell_id: str | None = None
 
 
+KernelMessage = Annotated[
+    Union[Welcome, RunStarted, RunFinished, Materialize, Sessions, Transcript, Reply, NotebookRequest], Field(discriminator="type")
+]
+
+
 class ProtocolError(ValueError):
     """A frontend message that does not follow this schema; ``request_id`` if one was readable."""
 
@@ -208,7 +216,7 @@ def parse_frontend_message(data: Any) -> Hello | Stop | Steer | ListSessions | O
 
 
 __all__ = [
-    "FRONTEND_TYPES", "PROTOCOL_VERSION", "TARGET_NAME", "CellSpec", "ProtocolMessage", "FrontendMessage", "Hello", "ListSessions",
+    "FRONTEND_TYPES", "PROTOCOL_VERSION", "TARGET_NAME", "CellSpec", "ProtocolMessage", "FrontendMessage", "Hello", "KernelMessage", "ListSessions",
     "Materialize", "MaterializeRequest", "NotebookReply", "NotebookRequest", "OpenSession", "ProtocolError", "Provenance", "Reply", "RunFinished",
     "RunStarted", "RunState", "SessionSummary", "Sessions", "Steer", "Stop", "Transcript", "Welcome",
     "parse_frontend_message",

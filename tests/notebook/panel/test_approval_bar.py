@@ -4,6 +4,7 @@ from types import SimpleNamespace
 import pytest
 
 from jupyter_agent.notebook.panel.approval_bar import ApprovalBar
+from jupyter_agent.testing.waiting import wait_until
 
 
 def request(name="bash", **args):
@@ -16,7 +17,7 @@ async def test_each_button_resolves_and_hides(decision):
     bar = ApprovalBar()
     assert not bar.visible
     task = asyncio.ensure_future(bar.ask(request()))
-    await asyncio.sleep(0)
+    await wait_until(lambda: bar.visible, what="the bar")
     assert bar.visible
     assert "Allow <code>bash</code> to run?" in bar._title.value
     assert bar.buttons["tool"].description == "Allow bash for this session"
@@ -30,7 +31,7 @@ async def test_each_button_resolves_and_hides(decision):
 async def test_cancelled_ask_hides_the_bar_and_late_clicks_do_nothing():
     bar = ApprovalBar()
     task = asyncio.ensure_future(bar.ask(request()))
-    await asyncio.sleep(0)
+    await wait_until(lambda: bar.visible, what="the bar")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -43,11 +44,11 @@ async def test_requests_are_taken_one_at_a_time():
     bar = ApprovalBar()
     first = asyncio.ensure_future(bar.ask(request("bash")))
     second = asyncio.ensure_future(bar.ask(request("python", code="1/0")))
-    await asyncio.sleep(0)
+    await wait_until(lambda: bar.visible, what="the bar")
     assert bar.request.tool_name == "bash"
     bar.buttons["deny"].click()
     assert await first == "deny"
-    await asyncio.sleep(0)
+    await wait_until(lambda: bar.request is not None, what="the second request")
     assert bar.request.tool_name == "python" and bar.visible
     bar.buttons["call"].click()
     assert await second == "call"
@@ -57,7 +58,7 @@ async def test_requests_are_taken_one_at_a_time():
 async def test_click_from_another_thread_is_handed_to_the_loop():
     bar = ApprovalBar()
     task = asyncio.ensure_future(bar.ask(request()))
-    await asyncio.sleep(0)
+    await wait_until(lambda: bar.visible, what="the bar")
     await asyncio.to_thread(bar.decide, "tool")
     assert await asyncio.wait_for(task, 1) == "tool"
 

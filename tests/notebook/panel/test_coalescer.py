@@ -1,8 +1,8 @@
-import asyncio
 
 import pytest
 
 from jupyter_agent.notebook.panel.coalescer import MIN_INTERVAL, Coalescer, LoopClock, ManualClock
+from jupyter_agent.testing.waiting import wait_until
 
 
 def test_rate_is_limited_and_the_last_change_is_delivered(clock):
@@ -87,7 +87,7 @@ async def test_loop_timer_delivers_the_trailing_change():
     coalescer.poke()
     coalescer.poke()
     assert calls == [1]
-    await asyncio.sleep(MIN_INTERVAL * 3)
+    await wait_until(lambda: len(calls) == 2, what="the trailing render")
     assert calls == [1, 1]
 
 

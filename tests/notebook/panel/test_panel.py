@@ -4,6 +4,7 @@ import pytest
 from jupyter_agent.notebook.panel import AgentPanel
 from jupyter_agent.notebook.panel.coalescer import MIN_INTERVAL
 from jupyter_agent.notebook.panel.shared import is_visible
+from jupyter_agent.testing.waiting import wait_until
 
 
 def make_panel(clock, **kwargs):
@@ -176,7 +177,7 @@ async def test_ask_shows_the_request_and_resolves_on_click(clock, kit, decision)
     panel.handle(kit.event("approval_request", request=request))
     assert "waiting for approval" in panel.cards[0].title
     task = asyncio.ensure_future(panel.ask(request))
-    await asyncio.sleep(0)
+    await wait_until(lambda: panel.approval.visible, what="the approval bar")
     assert panel.approval.visible and "rm -rf /tmp/x" in panel.approval._args.value
     panel.approval.buttons[decision].click()
     assert await asyncio.wait_for(task, 1) == decision
