@@ -97,7 +97,7 @@ class Turn:
     resolved: ResolvedModel | None = None
     features: TurnFeatures | None = None  # plan, memory, delegation
     mcp: Any = None  # McpTurn: the MCP servers' tools and notes
-    _mcp_opening: asyncio.Task | None = None
+    _mcp_opening: asyncio.Task[Any] | None = None
     prior_count: int = 0  # messages the session held before this turn
     stop_requested: bool = False
     error: BaseException | None = None
@@ -343,7 +343,7 @@ async def _open_mcp(turn: Turn) -> Any:
         return McpTurn()
     opening = turn._mcp_opening = asyncio.ensure_future(open_turn(
         turn.session, configured=settings.mcp_servers, selection=settings.mcp, mode=settings.permissions,
-        ask=getattr(turn.session, "ask", None), note=lambda text: _safely(turn.renderer.note, text)))
+        ask=turn.session.ask, note=lambda text: _safely(turn.renderer.note, text)))
     try:
         return await opening
     except asyncio.CancelledError:

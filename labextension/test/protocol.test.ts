@@ -12,6 +12,7 @@ import schema from '../protocol/comm.schema.json';
 import {
   asKernelMessage,
   IHello,
+  INotebookReply,
   KERNEL_TYPES,
   KernelMessage,
   PROTOCOL_VERSION,
@@ -63,16 +64,24 @@ const kernelSamples: KernelMessage[] = [
     ]
   },
   { type: 'transcript', request_id: 'r2', session: 'main', markdown: '# hi' },
-  { type: 'reply', request_id: null, ok: false, message: 'No agent is running.' }
+  { type: 'reply', request_id: null, ok: false, message: 'No agent is running.' },
+  {
+    type: 'notebook_request',
+    request_id: 'r3',
+    action: 'edit',
+    operation: { op: 'replace', cell_id: 'c2', source: 'x = 2', cell_type: 'code' },
+    cell_id: null
+  }
 ];
 
-const frontendSamples: (IHello | Request)[] = [
+const frontendSamples: (IHello | Request | INotebookReply)[] = [
   { type: 'hello', version: PROTOCOL_VERSION, client: 'jupyterlab 4.6' },
   { type: 'stop', request_id: 'r', session: null },
   { type: 'steer', request_id: 'r', text: 'faster' },
   { type: 'list_sessions', request_id: 'r' },
   { type: 'open_session', request_id: 'r', session: 'main' },
-  { type: 'materialize_request', request_id: 'r' }
+  { type: 'materialize_request', request_id: 'r' },
+  { type: 'notebook_reply', request_id: 'r', ok: true, message: '', cells: [], index: null }
 ];
 
 function mappingKeys(definition: 'KernelMessage' | 'FrontendMessage') {

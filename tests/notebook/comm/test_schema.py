@@ -39,6 +39,8 @@ def kernel_samples():
                    sessions=[p.SessionSummary(name="main", messages=4, last_activity="2026-12-01T10:00:00Z")]),
         p.Transcript(request_id="r3", session="main", markdown="### You\n\nhi"),
         p.Reply(request_id=None, ok=False, message="No agent is running."),
+        p.NotebookRequest(request_id="r4", action="edit",
+                          operation={"op": "replace", "cell_id": "c2", "source": "x = 2", "cell_type": "code"}),
     ]
 
 
@@ -68,7 +70,8 @@ def test_frontend_messages_validate_and_bad_ones_do_not():
     for message in [{"type": "hello", "version": 1}, {"type": "stop", "request_id": "r", "session": None},
                     {"type": "steer", "request_id": "r", "text": "faster"}, {"type": "list_sessions", "request_id": "r"},
                     {"type": "open_session", "request_id": "r", "session": "main"},
-                    {"type": "materialize_request", "request_id": "r"}]:
+                    {"type": "materialize_request", "request_id": "r"},
+                    {"type": "notebook_reply", "request_id": "r", "ok": True, "cells": [], "index": None}]:
         check("FrontendMessage", message)
         p.parse_frontend_message(message)
     with pytest.raises(jsonschema.ValidationError):
