@@ -6,6 +6,7 @@ import pytest
 from comm_fakes import FakeComm, hello
 from jupyter_agent.notebook.comm.protocol import PROTOCOL_VERSION, TARGET_NAME, CellSpec, Provenance
 from jupyter_agent.notebook.comm.target import AgentCommTarget
+from jupyter_agent.testing.waiting import wait_until
 
 
 @pytest.fixture
@@ -174,7 +175,7 @@ async def test_a_notebook_request_is_answered_by_the_frontends_reply(target, man
     comm = connect(target, manager)
     request = p.NotebookRequest(request_id="n1", action="read")
     waiting = asyncio.ensure_future(target.notebook_request(request, timeout=5))
-    await asyncio.sleep(0)
+    await wait_until(lambda: comm.sent[-1] == request.to_json(), what="the request sent")
     assert comm.sent[-1] == request.to_json()
     target.handle(comm, {"type": "notebook_reply", "request_id": "n1", "ok": True, "cells": [{"id": "a"}]})
     reply = await waiting

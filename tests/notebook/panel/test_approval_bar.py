@@ -70,7 +70,7 @@ async def test_a_notebook_edit_is_shown_as_a_diff_of_the_cell_it_changes():
     NotebookReadState().saw([Cell(index=0, id="c1", cell_type="code", source="x = 1\ny = 2")])
     bar = ApprovalBar()
     task = asyncio.ensure_future(bar.ask(request("notebook_edit", op="replace", cell_id="c1", source="x = 1\ny = <3>")))
-    await asyncio.sleep(0)
+    await wait_until(lambda: bar.visible, what="the bar")
     shown = bar._args.value
     assert '<pre class="ja-diff">' in shown and "cell c1 (before)" in shown
     assert ">-y = 2</span>" in shown and ">+y = &lt;3&gt;</span>" in shown
