@@ -135,10 +135,11 @@ class InterruptRouter:
         is guarded): the caller must then say that ■ is needed."""
         if token not in self._entries or threading.current_thread() is threading.main_thread():
             return False
-        if not self._handler_in_place() or not hasattr(signal, "pthread_kill"):
+        main = threading.main_thread().ident
+        if not self._handler_in_place() or not hasattr(signal, "pthread_kill") or main is None:
             return False
         self._target = token
-        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        signal.pthread_kill(main, signal.SIGINT)
         return True
 
     def _handler_in_place(self) -> bool:

@@ -60,7 +60,7 @@ def build_tools(
         from jupyter_agent.notebook.live_code import LiveCode
 
         # The turn's panel (the session's renderer while it runs) shows the code's output live.
-        live = LiveCode(lambda: getattr(session, "renderer", None))
+        live = LiveCode(lambda: session.current.renderer if session.current is not None else None)
         tools += kernel_tools(shell, data_policy=data_policy, sample_rows=sample_rows, live=live)
     if wanted & set(NOTEBOOK_TOOLS):
         tools += notebook_tools(notebook_context(shell, session, current_step, cell_waits=cell_waits))

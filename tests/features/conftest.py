@@ -14,8 +14,12 @@ def session_file(tmp_path):
     return tmp_path / "analysis.agent" / "main.jsonl"
 
 
+# Fields the real event classes default (runtime/events.py), so a fake needs only what it tests.
+_DEFAULTS = {"tool_result": {"details": None}}
+
+
 def event(type_: str, **fields) -> SimpleNamespace:
-    return SimpleNamespace(type=type_, **fields)
+    return SimpleNamespace(type=type_, **{**_DEFAULTS.get(type_, {}), **fields})
 
 
 @pytest.fixture

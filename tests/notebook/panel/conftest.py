@@ -18,8 +18,12 @@ PNG_1x1 = base64.b64decode(
 )
 
 
+# Fields the real event classes default (runtime/events.py), so a fake needs only what it tests.
+_DEFAULTS = {"tool_result": {"details": None}}
+
+
 def event(type_: str, **fields) -> SimpleNamespace:
-    return SimpleNamespace(type=type_, **fields)
+    return SimpleNamespace(type=type_, **{**_DEFAULTS.get(type_, {}), **fields})
 
 
 def usage(input_tokens=0, output_tokens=0, spend_usd=0.0, last=0, cache_read=0) -> SimpleNamespace:
