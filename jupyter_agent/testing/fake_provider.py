@@ -297,7 +297,7 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.close_connection = True
 
-    def _send_json(self, status: int, payload: dict) -> None:
+    def _send_json(self, status: int, payload: dict[str, Any] | None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")

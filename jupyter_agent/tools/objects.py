@@ -136,6 +136,7 @@ def safe_repr(value: Any, max_chars: int, depth: int = 2, max_items: int = 10) -
                 text = safe_repr(item, max_chars // 2, depth - 1)
             parts.append(text)
             used += len(text) + 2
-        open_, close = {list: "[]", tuple: "()", set: "{}", frozenset: "{}", dict: "{}"}[cls]
+        brackets: dict[type, str] = {list: "[]", tuple: "()", set: "{}", frozenset: "{}", dict: "{}"}
+        open_, close = brackets[cls][0], brackets[cls][1]
         return open_ + ", ".join(parts) + close
     return f"<{type_name(value)}>"

@@ -59,7 +59,7 @@ class ChildCard:
         return self.accordion.selected_index == 0
 
     def handle(self, event: Any) -> None:
-        handler = self._handlers.get(getattr(event, "type", None))
+        handler = self._handlers.get(str(getattr(event, "type", "")))
         if handler is not None:
             handler(event)
 
