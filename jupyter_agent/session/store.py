@@ -46,7 +46,7 @@ class SessionWriteError(OSError):
         self.cause = cause
 
     def __str__(self) -> str:
-        return self.strerror
+        return self.strerror or super().__str__()
 
 
 class SessionStore:
