@@ -27,6 +27,15 @@ from jupyter_agent.notebook.panel.transcript_document import (
 __all__ = ["STATIC_OUTPUT_CHARS", "StaticRenderer", "TranscriptRecorder", "fenced", "display_bundles"]
 
 
+HOW_TO_ALLOW = ("To allow mutating tools in a headless run, put -p yolo on the %%agent line, "
+                'or run %config AgentMagics.permissions = "yolo" before it, '
+                "or set JUPYTER_AGENT_PERMISSIONS=yolo (or readonly, ask) in the environment.")
+
+
+def headless_denial(name: str) -> str:
+    return f"{name} denied: a headless run cannot show an approval prompt. {HOW_TO_ALLOW}"
+
+
 class TranscriptRecorder(EventRouter):
     """Run events → a static document; the notes and plan the live panel shows are kept too."""
 
@@ -148,6 +157,7 @@ class StaticRenderer(TranscriptRecorder):
         super().__init__(model_label=model_label, session=session, context_window=context_window, demo=demo)
         # What ask() answers: a headless run cannot wait for a click.
         self.approval = approval
+        self._explained = False  # the how-to-allow note is shown once per turn
         self.on_stop: Callable[[], None] | None = None
         self.on_steer: Callable[[str], bool] | None = None
         self.on_follow_up: Callable[[str], bool] | None = None
@@ -155,9 +165,13 @@ class StaticRenderer(TranscriptRecorder):
 
     async def ask(self, request: Any) -> str:
         name = fmt.field(request, "tool_name", "tool")
-        verb = "denied" if self.approval == "deny" else "allowed"
-        self.note(f"{name} {verb} without asking: this run cannot show an approval prompt "
-                  "(run with -p yolo or -p readonly to choose).")
+        if self.approval != "deny":
+            self.note(f"{name} allowed without asking: this run cannot show an approval prompt.")
+        elif self._explained:
+            self.note(f"{name} denied (headless run, see above).")
+        else:
+            self.note(headless_denial(name))
+            self._explained = True
         return self.approval
 
     def set_state(self, state: str, detail: str = "") -> None:
