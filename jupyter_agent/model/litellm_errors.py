@@ -2,13 +2,16 @@
 
 litellm wraps provider errors in its own exception classes (and mid-stream failures once more,
 in ``MidStreamFallbackError``); the cause is read from the class names along the exception
-chain, so this module needs no litellm import.
+chain, so this module needs no litellm import. A provider's words never carry a key: some echo
+the one they refused.
 """
 
 from __future__ import annotations
 
 import json
 import re
+
+from jupyter_agent.model.secrets import redact_secrets
 
 # Most specific first: ContextWindowExceededError is also a BadRequestError.
 _HTTP_CAUSES = (
@@ -100,5 +103,6 @@ def _root_detail(chain: list[BaseException]) -> str:
 
 
 def _clip(text: str) -> str:
-    line = " ".join(text.split())
+    # Redacted before clipping: a key cut in half would no longer be recognised.
+    line = redact_secrets(" ".join(text.split()))
     return line if len(line) <= _DETAIL_LIMIT else line[: _DETAIL_LIMIT - 1] + "…"

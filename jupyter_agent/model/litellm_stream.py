@@ -20,6 +20,7 @@ from jupyter_agent.model.litellm_convert import build_request
 from jupyter_agent.model.litellm_errors import describe_error
 from jupyter_agent.model.litellm_loader import litellm_module, preload_litellm
 from jupyter_agent.model.litellm_usage import usage_from_litellm
+from jupyter_agent.model.secrets import remember_secret
 from jupyter_agent.model.types import Context, Model, ModelInputMetadata, StreamOptions
 
 REQUEST_ABORTED = "Request aborted"
@@ -32,6 +33,8 @@ def litellm_stream(
     options: StreamOptions | None = None,
     metadata: ModelInputMetadata | None = None,  # origins are for hosts; nothing goes to the provider
 ) -> AssistantMessageEventStream:
+    if options is not None and options.api_key:
+        remember_secret("api_key", options.api_key)  # a provider may echo it in an error body
     request = build_request(model, context, options)
     idle_seconds = idle_timeout_seconds(options.idle_timeout if options else None)
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from jupyter_agent.model import Model, StreamFn, StreamOptions
+from jupyter_agent.model.secrets import remember_secret
 
 DEMO_NAME = "demo"
 OLLAMA_URL = "http://127.0.0.1:11434"
@@ -110,6 +111,8 @@ def with_credentials(stream_fn: StreamFn, api_key: str | None, api_base: str | N
     """A stream function that adds the configured key, base URL and idle timeout to every request."""
     if not api_key and not api_base and idle_timeout is None:
         return stream_fn
+    if api_key:
+        remember_secret("api_key", api_key)
 
     def stream(model, context, options=None, metadata=None):
         options = options or StreamOptions()

@@ -341,10 +341,12 @@ def _outcome(turn: Turn) -> tuple[str, int]:
 
 
 def describe_error(error: BaseException) -> str:
+    from jupyter_agent.model.secrets import redact_secrets
+
     name = type(error).__name__
     if name in _PLAIN_ERRORS or not str(error):
-        return str(error) or name
-    return f"{name}: {error}"
+        return redact_secrets(str(error)) or name
+    return redact_secrets(f"{name}: {error}")
 
 
 def _safely(method: Callable, *args: Any) -> None:

@@ -130,6 +130,15 @@ def http_error(status: int, message: str, type: str = "invalid_request_error", c
     return FakeResponse(status=status, error={"error": {"message": message, "type": type, "param": None, "code": code}})
 
 
+API_KEY_PLACEHOLDER = "{api_key}"  # in an error message: replaced by the key the request carried
+
+
+def rejected_key(status: int = 401) -> FakeResponse:
+    """The provider refuses the key and echoes it whole in the error body, as some do."""
+    return http_error(status, f"Incorrect API key provided: {API_KEY_PLACEHOLDER}. You can find your API key "
+                              "at https://platform.example/account/api-keys.", code="invalid_api_key")
+
+
 def dropped(*pieces: str, delay: float = 0.0) -> FakeResponse:
     """Streams the pieces, then the connection breaks before the response is complete."""
     return FakeResponse(text(*pieces).chunks[: 1 + len(pieces)], ending="drop", delay=delay)
@@ -286,7 +295,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(400, http_error(400, problem).error)
         response = self.provider._next_response(body)
         if response.status != 200:
-            return self._send_json(response.status, response.error or {})
+            return self._send_json(response.status, self._echo_key(response.error or {}))
         if not body.get("stream"):
             return self._send_json(400, http_error(400, "fake provider: only stream=true is supported").error)
         try:
@@ -295,6 +304,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.provider._record_disconnect()
         finally:
             self.close_connection = True
+
+    def _echo_key(self, payload: dict[str, Any] | None) -> dict[str, Any] | None:
+        text = json.dumps(payload)
+        if API_KEY_PLACEHOLDER not in text:
+            return payload
+        scheme, _, key = (self.headers.get("Authorization") or "").partition(" ")
+        echoed: dict[str, Any] = json.loads(text.replace(API_KEY_PLACEHOLDER, json.dumps(key or scheme)[1:-1]))
+        return echoed
 
     def _send_json(self, status: int, payload: dict[str, Any] | None) -> None:
         data = json.dumps(payload).encode()
