@@ -2,6 +2,8 @@
 
 `ask()` shows the bar and awaits a future; a button click only resolves that future (callbacks
 never block the kernel). Cancelling `ask()` hides the bar. Requests are taken one at a time.
+The whole call is shown, however long (its code blocks scroll), with invisible and bidi
+characters revealed: what is approved is exactly what runs.
 """
 
 from __future__ import annotations
@@ -65,14 +67,11 @@ class ApprovalBar:
     def _show(self, request: Any) -> None:
         self.request = request
         name = str(fmt.field(request, "tool_name", "tool"))
-        label = fmt.field(request, "label") or name
-        self._title.value = (
-            f"<b>Allow <code>{escape(name)}</code> to run?</b> "
-            f'<span class="ja-note">{escape(str(label)) if label != name else ""}</span>'
-        )
+        # The arguments follow as formatted code; the request's one-line label would repeat them.
+        self._title.value = f"<b>Allow <code>{escape(name)}</code> to run?</b>"
         args = fmt.field(request, "args", {})
         self._args.value = (_diff_html(args) if name == "notebook_edit" and isinstance(args, dict) else "") \
-            + args_html(args)
+            + args_html(args, limit=None)
         self.buttons["tool"].description = f"Allow {name} for this session"
         set_visible(self.widget, True)
 

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from jupyter_agent.model.secrets import redact_secrets
+from jupyter_agent.notebook.panel.visible import reveal
 
 # Tool output is capped in the display (the model got its own capped copy): a 1 MB log must not
 # be pushed to the browser.
@@ -60,20 +61,28 @@ def truncate(text: str, limit: int) -> str:
     return f"{text[:limit]}\n… ({len(text) - limit:,} more characters not shown)"
 
 
-def args_sections(args: Any) -> list[tuple[str, str, str]]:
-    """(label, text, language) sections: long string arguments as code, the rest as JSON."""
+def args_sections(args: Any, limit: int | None = ARGS_DISPLAY_CHARS) -> list[tuple[str, str, str]]:
+    """(label, text, language) sections: long string arguments as code, the rest as JSON.
+
+    Invisible and bidi characters are revealed (see ``visible``); ``limit=None`` shows every
+    character, as an approval must.
+    """
+    def shown(text: str) -> str:
+        text = reveal(redact_secrets(text))
+        return text if limit is None else truncate(text, limit)
+
     if not isinstance(args, dict):
-        return [("arguments", truncate(redact_secrets(to_json(args)), ARGS_DISPLAY_CHARS), "json")]
+        return [("arguments", shown(to_json(args)), "json")]
     sections: list[tuple[str, str, str]] = []
     rest: dict[str, Any] = {}
     for key, value in args.items():
         is_code = key in _LANGUAGE_BY_KEY
         if isinstance(value, str) and (is_code or len(value) > _LONG_STRING or "\n" in value):
-            sections.append((key, truncate(redact_secrets(value), ARGS_DISPLAY_CHARS), _LANGUAGE_BY_KEY.get(key, "")))
+            sections.append((reveal(str(key)), shown(value), _LANGUAGE_BY_KEY.get(key, "")))
         else:
             rest[key] = value
     if rest or not sections:
-        sections.insert(0, ("arguments", truncate(redact_secrets(to_json(rest)), ARGS_DISPLAY_CHARS), "json"))
+        sections.insert(0, ("arguments", shown(to_json(rest)), "json"))
     return sections
 
 
@@ -95,7 +104,7 @@ def args_summary(args: Any, width: int = 60) -> str:
             text = to_json(value)
     else:
         text = to_json(args) if args else ""
-    text = redact_secrets(" ".join(text.split()))
+    text = reveal(redact_secrets(" ".join(text.split())))
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

@@ -1,7 +1,9 @@
 """Terminal IPython: the run as plain text on stdout, approvals asked with `allow? [y/n/a/A]`.
 
 Text deltas are written as they come (a terminal has no comm channel to flood). `ask()` reads
-the answer with `input()` in a worker thread so the event loop keeps running meanwhile.
+the answer with `input()` in a worker thread so the event loop keeps running meanwhile, after
+showing every line of the call. Nothing a model or a tool wrote reaches the terminal raw: escape
+sequences are removed and invisible characters revealed, so no output can redraw the prompt.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ import anyio.to_thread
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.status import RunStatus, finish_state
+from jupyter_agent.notebook.panel.visible import reveal, terminal_safe
 
 ANSWERS = {"y": "once", "a": "tool", "A": "call", "n": "deny"}
 # A terminal shows the head of a tool's output; the model got the full (capped) text.
 OUTPUT_LINES = 20
-ARGS_LINES = 30
 
 
 class TextRenderer(EventRouter):
@@ -77,11 +79,11 @@ class TextRenderer(EventRouter):
             self.note(self.status.state_text())
 
     def show_error(self, text: str) -> None:
-        self._line(f"{self._color('31', 'error:')} {text}")
+        self._line(f"{self._color('31', 'error:')} {terminal_safe(text)}")
 
     def note(self, text: str) -> None:
         if text:
-            self._line(self._dim(f"({text})"))
+            self._line(self._dim(f"({terminal_safe(text)})"))
 
     def flush(self) -> None:
         self._end_stream()
@@ -112,7 +114,7 @@ class TextRenderer(EventRouter):
         kind = getattr(event, "type", None)
         name = child_id.replace("child-", "sub-agent ")
         if kind == "child_queued":
-            self._line(self._dim(f"  ↳ {name}: {' '.join(event.task.split())[:100]}"))
+            self._line(self._dim(f"  ↳ {name}: {terminal_safe(' '.join(event.task.split()))[:100]}"))
         elif kind == "tool_call":
             self._line(self._dim(f"    {name} ▸ {event.name} {fmt.args_summary(getattr(event, 'args', {}))}"))
         elif kind == "finish":
@@ -132,7 +134,8 @@ class TextRenderer(EventRouter):
 
     def _on_tool_result(self, event: Any) -> None:
         content = getattr(event, "content", [])
-        lines = fmt.output_text(content).splitlines()
+        lines = terminal_safe(fmt.output_text(content)).split("\n")
+        lines = lines[:-1] if lines and not lines[-1] else lines
         mark = self._color("31", "✗") if getattr(event, "is_error", False) else self._color("32", "✓")
         self._line(f"  {mark} {event.name}")
         for line in lines[:OUTPUT_LINES]:
@@ -151,7 +154,7 @@ class TextRenderer(EventRouter):
         if getattr(event, "phase", "delivered") == "queued":
             self.note(f"queued {kind}: {event.text}")
         else:
-            self._line(f"{self._bold('» you')} ({kind}): {event.text}")
+            self._line(f"{self._bold('» you')} ({kind}): {terminal_safe(event.text)}")
 
     def _on_finish(self, event: Any) -> None:
         self.status.usage = getattr(event, "usage", None) or self.status.usage
@@ -159,15 +162,15 @@ class TextRenderer(EventRouter):
         self._line(self._dim(self.status.summary()))
 
     def _args(self, args: Any) -> None:
-        for label, text, _language in fmt.args_sections(args):
-            lines = text.splitlines() or [""]
+        """Every line of the call: an approval must not hide its tail."""
+        for label, text, _language in fmt.args_sections(args, limit=None):
             self._line(self._dim(f"  {label}:"))
-            for line in lines[:ARGS_LINES]:
+            for line in text.split("\n"):
                 self._line(f"    {line}")
-            if len(lines) > ARGS_LINES:
-                self._line(self._dim(f"    … {len(lines) - ARGS_LINES} more lines"))
 
     def _stream(self, mode: str, delta: str) -> None:
+        # Revealed character by character: a sequence split across deltas is caught at its ESC.
+        delta = reveal(delta)
         if not delta:
             return
         if self._mode != mode:
