@@ -69,8 +69,8 @@ def test_a_configured_key_echoed_in_a_401_body_is_redacted_in_panel_and_session_
     assert "Incorrect API key provided: [redacted:api_key]" in shown
     session_file = (kernel.folder / "model.agent" / "echoed-key.jsonl").read_text()
     assert "Incorrect API key provided" in session_file
-    for text in (shown, session_file):
-        assert SECRET[:10] not in text  # not even the prefix a clipped line could leave
+    for seen in (shown, session_file):
+        assert SECRET[:10] not in seen  # not even the prefix a clipped line could leave
 
 
 def test_kernel_interrupt_stops_a_run_waiting_on_the_provider(kernel, provider):
