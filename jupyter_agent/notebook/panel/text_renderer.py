@@ -1,8 +1,8 @@
 """Terminal IPython: the run as plain text on stdout, approvals asked with `allow? [y/n/a/A]`.
 
 Text deltas are written as they come (a terminal has no comm channel to flood). `ask()` reads
-the answer with `input()` in a worker thread so the event loop keeps running meanwhile, after
-showing every line of the call. Nothing a model or a tool wrote reaches the terminal raw: escape
+the answer on the event loop (``terminal_input``), so it keeps running meanwhile and Ctrl-C leaves
+nothing reading the terminal, after showing every line of the call. Nothing a model or a tool wrote reaches the terminal raw: escape
 sequences are removed and invisible characters revealed, so no output can redraw the prompt.
 """
 
@@ -17,6 +17,7 @@ import anyio.to_thread
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.status import RunStatus, finish_state
+from jupyter_agent.notebook.panel.terminal_input import read_line
 from jupyter_agent.notebook.panel.visible import reveal, terminal_safe
 
 ANSWERS = {"y": "once", "a": "tool", "A": "call", "n": "deny"}
@@ -29,14 +30,14 @@ class TextRenderer(EventRouter):
 
     def __init__(self, *, model_label: str = "", session: str = "main", context_window: int | None = None,
                  demo: bool = False, stream: TextIO | None = None,
-                 input_fn: Callable[[str], str] = input) -> None:
+                 input_fn: Callable[[str], str] | None = None) -> None:
         self.status = RunStatus(model_label=model_label, session=session,
                                 context_window=context_window, demo=demo)
         self.on_stop: Callable[[], None] | None = None
         self.on_steer: Callable[[str], bool] | None = None
         self.on_follow_up: Callable[[str], bool] | None = None
         self._out = stream
-        self._input = input_fn
+        self._input = input_fn  # None: the terminal, read on the event loop (see terminal_input)
         self._mode = ""  # "text" | "thinking" while a stream is open
         self._at_line_start = True
         self._handlers: dict[str, Callable[[Any], None]] = {
@@ -65,13 +66,18 @@ class TextRenderer(EventRouter):
         prompt = f"allow {name}? [y/n/a/A] (y once, a always {name}, A this exact call, n deny) "
         while True:
             try:
-                answer = await anyio.to_thread.run_sync(self._input, prompt, abandon_on_cancel=True)
+                answer = await self._read(prompt)
             except EOFError:
                 return "deny"
             decision = ANSWERS.get(answer.strip())
             if decision is not None:
                 return decision
             self._line("please answer y, n, a or A")
+
+    async def _read(self, prompt: str) -> str:
+        if self._input is None:
+            return await read_line(prompt, self.out)
+        return await anyio.to_thread.run_sync(self._input, prompt, abandon_on_cancel=True)
 
     def set_state(self, state: str, detail: str = "") -> None:
         self.status.set_state(state, detail)
