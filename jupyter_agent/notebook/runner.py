@@ -28,7 +28,7 @@ STOP_AFTER_CODE = ("Stop takes effect when the running Python code returns; "
 # How long an interrupt that hit non-tool code waits for a tool result before stopping the run.
 INTERRUPT_GRACE = 1.0
 # Errors the user can act on are shown as their message; anything else also names its type.
-_PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "SessionWriteError", "UsageError")
+_PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "SessionWriteError", "UsageError", "UnknownModelError")
 
 _RUNS: set[asyncio.Task] = set()  # strong references to every turn task
 

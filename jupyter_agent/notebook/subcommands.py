@@ -250,6 +250,11 @@ def _diff(magics: Any, tokens: list[str], raw: str) -> Report:
 def _model(magics: Any, tokens: list[str], raw: str) -> Report:
     session = magics.sessions.recent()
     if tokens:
+        from jupyter_agent.notebook.model_resolution import check_model_name
+
+        problem = check_model_name(tokens[0], AgentConfig.from_magics(magics).api_base or None)
+        if problem:
+            raise UsageError(f"{problem}\nThe session keeps its model.")
         session.model_name = tokens[0]
         return Report(f"Session `{session.name}` now uses `{tokens[0]}` for its next turns.")
     config = AgentConfig.from_magics(magics)

@@ -376,3 +376,14 @@ async def test_a_key_the_provider_echoes_in_a_401_body_is_redacted_from_the_erro
 
 
 MIN_PREFIX = 6
+
+
+async def test_a_missing_key_is_labelled_as_such_not_as_a_server_error(litellm, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    from jupyter_agent.model.catalog import get_model
+
+    history = []
+    with pytest.raises(AgentLoopError) as caught:
+        await run(get_model("openai/gpt-4.1-mini"), "hi", history)  # no key: the SDK refuses before any request
+    assert str(caught.value) == "no API key for openai: set OPENAI_API_KEY or pass api_key in the StreamOptions"
+    assert history[-1].error_message == str(caught.value)

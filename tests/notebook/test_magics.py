@@ -124,3 +124,19 @@ def test_the_permissions_environment_variable_applies_interactively_below_config
     assert allowed.read_text() == "x" and not denied.exists()
     monkeypatch.setenv("JUPYTER_AGENT_PERMISSIONS", "sometimes")
     assert "JUPYTER_AGENT_PERMISSIONS='sometimes' is not a permission mode" in str(error_of(ip, "%%agent\nhi"))
+
+
+def test_a_cell_model_litellm_cannot_route_is_said_before_any_request(ip, capsys):
+    assert ip.run_cell("%%agent -m nonexistent/model -s unknown-model\nhi").success
+    out = capsys.readouterr().out
+    assert ("error: unknown model 'nonexistent/model': litellm has no provider 'nonexistent'; "
+            "see https://docs.litellm.ai/docs/providers (chosen by the cell's -m)") in out
+
+
+def test_no_api_key_is_said_as_such_in_a_notebook(ip, capsys, monkeypatch):
+    for name in ("OPENAI_API_KEY", "JUPYTER_AGENT_API_KEY", "JUPYTER_AGENT_API_BASE", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    assert ip.run_cell("%%agent -m openai/gpt-4.1-mini -s no-key\nhi").success
+    out = capsys.readouterr().out
+    assert "no API key for openai: set OPENAI_API_KEY or %config AgentMagics.api_key" in out
+    assert "server error" not in out

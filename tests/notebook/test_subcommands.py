@@ -126,3 +126,14 @@ def test_undo_of_a_notebook_edit_needs_the_extension_and_keeps_the_edit_for_late
     report = ip.run_line_magic("agent", "undo")
     assert report.markdown.startswith("Nothing reverted: undoing notebook edits needs the JupyterLab extension")
     assert [edit.step for edit in log.edits()] == [3]  # still there for a connected frontend
+
+
+def test_model_subcommand_refuses_a_name_litellm_cannot_route(ip):
+    from IPython.core.error import UsageError
+
+    ip.run_line_magic("agent", "model demo")
+    error = ip.run_cell("%agent model nonexistent/model").error_in_exec
+    assert isinstance(error, UsageError)
+    assert str(error) == ("unknown model 'nonexistent/model': litellm has no provider 'nonexistent'; "
+                          "see https://docs.litellm.ai/docs/providers\nThe session keeps its model.")
+    assert ip.run_line_magic("agent", "model").markdown == "Model: `demo` (from session)."
