@@ -15,6 +15,7 @@ from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, is_visible, set_visible
 from jupyter_agent.notebook.panel.tool_card import args_html
+from jupyter_agent.notebook.panel.visible import reveal
 from jupyter_agent.notebook.threads import call_on_loop
 
 DECISIONS = ("once", "tool", "call", "deny")
@@ -67,8 +68,11 @@ class ApprovalBar:
     def _show(self, request: Any) -> None:
         self.request = request
         name = str(fmt.field(request, "tool_name", "tool"))
-        # The arguments follow as formatted code; the request's one-line label would repeat them.
-        self._title.value = f"<b>Allow <code>{escape(name)}</code> to run?</b>"
+        # The label is the tool's own ("add_note on MCP server demo") then the arguments' JSON,
+        # which the formatted code below shows in full: only the tool's part is kept.
+        label = str(fmt.field(request, "label") or name).split(" {", 1)[0].split(" [", 1)[0]
+        note = f' <span class="ja-note">{escape(reveal(label))}</span>' if label not in (name, "") else ""
+        self._title.value = f"<b>Allow <code>{escape(name)}</code> to run?</b>{note}"
         args = fmt.field(request, "args", {})
         self._args.value = (_diff_html(args) if name == "notebook_edit" and isinstance(args, dict) else "") \
             + args_html(args, limit=None)
@@ -95,6 +99,6 @@ def _diff_html(args: dict[str, Any]) -> str:
     rows = []
     for line in edit_diff(args).splitlines():
         color = _DIFF_COLORS.get(line[:1]) if not line.startswith(("+++", "---")) else None
-        text = escape(line)
+        text = escape(reveal(line))
         rows.append(f'<span style="color:{color}">{text}</span>' if color else text)
     return '<pre class="ja-diff">' + "\n".join(rows) + "</pre>"

@@ -94,3 +94,16 @@ async def test_the_whole_call_is_shown_once_with_invisible_characters_revealed()
     assert not any(ch in bar._args.value for ch in "\u202e\u2069\u200b\u2066\ufeff\U000e0041")
     bar.decide("deny")
     assert await task == "deny"
+
+
+@pytest.mark.anyio
+async def test_the_tools_own_label_stays_in_the_title_without_the_arguments_json():
+    bar = ApprovalBar()
+    task = asyncio.ensure_future(bar.ask(SimpleNamespace(
+        tool_name="mcp__demo__add_note", args={"text": "remember"},
+        label='add_note on MCP server demo {"text": "remember"}')))
+    await asyncio.sleep(0)
+    assert bar._title.value == ('<b>Allow <code>mcp__demo__add_note</code> to run?</b> '
+                                '<span class="ja-note">add_note on MCP server demo</span>')
+    bar.decide("once")
+    assert await task == "once"
