@@ -1,5 +1,10 @@
 """jupyter-agent: an LLM agent that lives inside your Jupyter kernel.
 
+This module is the public API, and only that (``tests/test_public_api.py`` holds the list):
+the data model, the model boundary, the loop, ``run_agent`` and its run, the coding and kernel
+tools, ``SessionStore`` and the IPython extension hooks. Everything else is imported from the
+subpackage that defines it (``jupyter_agent.runtime.events``, ``jupyter_agent.features.plan``, ...).
+
 The core (data model, model boundary, loop) is imported eagerly: it needs only pydantic.
 Everything else is resolved on first use, so ``import jupyter_agent`` stays fast and never
 imports litellm, IPython or ipywidgets.
@@ -71,7 +76,6 @@ __version__ = "0.1.0"
 # name -> module that defines it; imported on first attribute access.
 _LAZY = {
     "litellm_stream": "jupyter_agent.model.litellm_stream",
-    "preload_litellm": "jupyter_agent.model.litellm_stream",
     "get_model": "jupyter_agent.model.catalog",
     "run_agent": "jupyter_agent.runtime",
     "AgentRun": "jupyter_agent.runtime",

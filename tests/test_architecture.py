@@ -118,3 +118,15 @@ def test_importing_the_package_imports_nothing_heavy(heavy):
     output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert output.returncode == 0, output.stderr
     assert output.stdout.strip() == "False"
+
+
+MAX_MODULE_LINES = 400
+
+
+def test_no_module_is_over_400_lines():
+    long = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in PACKAGE.rglob("*.py")
+        if (lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}

@@ -13,6 +13,8 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+# A cold mypy run (a fresh clone has no cache) takes minutes of wall time on a loaded machine.
+pytestmark = pytest.mark.timeout(900)
 
 
 def check(*command: str) -> None:

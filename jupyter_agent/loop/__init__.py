@@ -1,4 +1,4 @@
-"""The agent loop (seed 1): ``run_agent_loop``, ``Agent``, tools, cancellation and events."""
+"""The agent loop: ``run_agent_loop``, ``Agent``, tools, cancellation and events."""
 
 from jupyter_agent.loop.abort import AbortController, AbortSignal, RunCancelled, abortable
 from jupyter_agent.loop.agent import Agent

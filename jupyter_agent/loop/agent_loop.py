@@ -1,6 +1,6 @@
 """``run_agent_loop``: user input → model → tools → model until the model finishes.
 
-The loop is the only writer of ``history`` during a run. It schedules turns, writes history,
+The loop is the only writer of ``history`` during a run. It runs one step (a model request, then its tool calls) after another, writes history,
 orders events and pairs every tool call it could not run. Retry, parallel tools, queue storage
 and compaction belong to hosts, through the four callbacks.
 """
@@ -18,7 +18,7 @@ from jupyter_agent.loop.events import Emitter
 from jupyter_agent.loop.execute_tool import describe_exception, error_result, execute_tool
 from jupyter_agent.loop.normalize_input import build_model_input
 from jupyter_agent.loop.stream_response import stream_model_response
-from jupyter_agent.loop.turn import TurnSettings, snapshot_turn
+from jupyter_agent.loop.request import RequestSettings, snapshot_turn
 from jupyter_agent.loop.types import (
     AgentLoopError,
     AgentLoopOptions,
@@ -55,7 +55,7 @@ async def run_agent_loop(
     turns = 0
     first_request = True
     while True:
-        settings = TurnSettings.resolve(options, await _call(options.prepare_request, signal))
+        settings = RequestSettings.resolve(options, await _call(options.prepare_request, signal))
         if first_request:
             first_request = False
             await _deliver(options.get_steering_messages, history, emit, signal, options)
@@ -99,7 +99,7 @@ def _reject_stop_reason(message: AssistantMessage) -> None:
         raise AgentLoopError(TRUNCATED)
 
 
-async def _run_tool_batch(calls: list[ToolCall], settings: TurnSettings, history: list[Message], emit: Emitter, signal: AbortSignal) -> None:
+async def _run_tool_batch(calls: list[ToolCall], settings: RequestSettings, history: list[Message], emit: Emitter, signal: AbortSignal) -> None:
     for call in calls:
         signal.throw_if_aborted()
         await emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=copy_json(call.arguments)))

@@ -31,7 +31,9 @@ class ToolOutput:
 
 
 # Any: each tool's execute takes its own parameters model, which Callable cannot express.
-ToolExecute = Callable[[Any, AbortSignal], Awaitable[Union[ToolOutput, list[Any]]]]
+# What execute may return: text, blocks, a ToolOutput, or nothing.
+ToolReturn = Union[ToolOutput, str, Sequence[Any], None]
+ToolExecute = Callable[[Any, AbortSignal], Awaitable[ToolReturn]]
 
 
 @dataclass
@@ -45,7 +47,7 @@ class AgentTool:
     read_only: bool = False
     # For a tool that only sometimes changes things (memory: list/read vs write/delete): calls for
     # which this returns True are treated as read-only and never gated either.
-    read_only_call: Callable[[BaseModel], bool] | None = None
+    read_only_call: Callable[[Any], bool] | None = None
 
     def spec(self) -> ToolSpec:
         return ToolSpec(name=self.name, description=self.description, parameters=tool_schema(self.parameters))

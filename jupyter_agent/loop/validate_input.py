@@ -37,7 +37,7 @@ def validate_loop_input(
 def validate_max_turns(max_turns: object) -> None:
     if max_turns is None:
         return
-    # bool is an int subclass; True must not mean "one turn".
+    # bool is an int subclass; True must not mean "one step".
     if isinstance(max_turns, bool) or not isinstance(max_turns, (int, float)):
         raise ValueError(MAX_TURNS_INVALID)
     if isinstance(max_turns, float) and (math.isnan(max_turns) or math.isinf(max_turns) or not max_turns.is_integer()):

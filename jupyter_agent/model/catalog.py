@@ -3,11 +3,14 @@
 Context window, output limit, prices, vision and reasoning support come from litellm's bundled
 price map. Unknown and local models (``ollama/...``, an OpenAI-compatible server behind
 ``base_url``) get the conservative ``Model`` defaults plus the caller's overrides; looking a
-model up never raises for an unknown name.
+model up never raises for an unknown name; ``unknown_model`` says whether litellm can route it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import difflib
+import io
 from functools import lru_cache
 from typing import Any
 
@@ -35,6 +38,30 @@ def split_name(name: str) -> tuple[str, str]:
         provider = ""
     # A bare unknown name is most likely served by an OpenAI-compatible endpoint.
     return provider or "openai", name
+
+
+def unknown_model(name: str, *, api_base: str | None = None) -> str | None:
+    """Why litellm cannot route ``name`` (an unknown provider, or a bare name it cannot place),
+    or ``None`` when it can. A bare name with an ``api_base`` goes to that OpenAI-compatible server."""
+    litellm = litellm_module_sync()
+    if "/" in name:
+        provider = name.split("/", 1)[0]
+        known = {str(getattr(item, "value", item)) for item in litellm.provider_list}
+        if provider in known:
+            return None
+        close = difflib.get_close_matches(provider, sorted(known), n=3)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        return (f"unknown model {name!r}: litellm has no provider {provider!r}{hint}; "
+                "see https://docs.litellm.ai/docs/providers")
+    if api_base:
+        return None
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):  # litellm prints a banner when it fails
+            litellm.get_llm_provider(name)
+    except Exception:  # noqa: BLE001 - litellm raises for names it cannot place
+        return (f"unknown model {name!r}: litellm cannot tell its provider; write it as provider/model "
+                f"(e.g. openai/{name} or ollama_chat/{name})")
+    return None
 
 
 def get_model(name: str, **overrides: Any) -> Model:

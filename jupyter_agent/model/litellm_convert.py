@@ -42,7 +42,7 @@ def build_request(model: Model, context: Context, options: StreamOptions | None 
         "stream_options": {"include_usage": True},
         # Retries belong to the runtime: a hidden SDK retry multiplies the wait and the spend.
         "max_retries": 0,
-        # A setting one provider does not support (reasoning effort, tool_choice) must not fail the turn.
+        # A setting one provider does not support (reasoning effort, tool_choice) must not fail the request.
         "drop_params": True,
     }
     if context.tools:
@@ -122,7 +122,7 @@ def _assistant(message: AssistantMessage) -> dict[str, Any] | None:
     thinking = [block for block in message.content if isinstance(block, ThinkingContent)]
     signed = [block for block in thinking if block.thinking_signature]
     if not (text or calls or thinking):
-        return None  # an empty assistant turn is rejected by several providers and says nothing
+        return None  # an empty assistant message is rejected by several providers and says nothing
     result: dict[str, Any] = {"role": "assistant", "content": text or None}
     if calls:
         result["tool_calls"] = [

@@ -2,13 +2,16 @@
 
 litellm wraps provider errors in its own exception classes (and mid-stream failures once more,
 in ``MidStreamFallbackError``); the cause is read from the class names along the exception
-chain, so this module needs no litellm import.
+chain, so this module needs no litellm import. A provider's words never carry a key: some echo
+the one they refused.
 """
 
 from __future__ import annotations
 
 import json
 import re
+
+from jupyter_agent.model.secrets import redact_secrets
 
 # Most specific first: ContextWindowExceededError is also a BadRequestError.
 _HTTP_CAUSES = (
@@ -33,6 +36,37 @@ _WRAPPER_MODULES = ("litellm", "openai")
 # "litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached" -> "Rate limit reached"
 _LITELLM_PREFIX = re.compile(r"^(?:\s*(?:litellm\.\w+:|\w+(?:Error|Exception):|\w+Exception -))+\s*")
 _DETAIL_LIMIT = 300  # provider error bodies can be whole HTML pages
+# How a caller gives a key, named in "no API key" errors; a host with its own setting names it
+# (the notebook: "%config AgentMagics.api_key").
+_api_key_hint = "pass api_key in the StreamOptions"
+_MENTIONS_KEY = re.compile(r"api[_ ]?key|credentials", re.IGNORECASE)
+
+
+def set_api_key_hint(hint: str) -> None:
+    global _api_key_hint
+    _api_key_hint = hint
+
+
+def no_api_key(provider: str, variables: list[str]) -> str:
+    return f"no API key for {provider}: set {' or '.join(variables)} or {_api_key_hint}"
+
+
+def missing_api_keys(litellm: object, model_name: str) -> list[str]:
+    """The API-key variables litellm wants for ``model_name`` and cannot find (base URLs and
+    cloud credentials are not keys; they fail with their own words)."""
+    try:
+        found = litellm.validate_environment(model=model_name)  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - an unknown provider has no key to name
+        return []
+    missing = found.get("missing_keys", []) if isinstance(found, dict) else []
+    return [name for name in missing if isinstance(name, str) and name.endswith("_API_KEY")]
+
+
+def is_missing_key_failure(error: BaseException) -> bool:
+    """A failure a missing key explains: authentication refused, or the SDK asking for a key."""
+    chain = exception_chain(error)
+    names = {cls.__name__ for item in chain for cls in type(item).__mro__}
+    return "AuthenticationError" in names or any(_MENTIONS_KEY.search(str(item)) for item in chain)
 
 
 def exception_chain(error: BaseException) -> list[BaseException]:
@@ -100,5 +134,6 @@ def _root_detail(chain: list[BaseException]) -> str:
 
 
 def _clip(text: str) -> str:
-    line = " ".join(text.split())
+    # Redacted before clipping: a key cut in half would no longer be recognised.
+    line = redact_secrets(" ".join(text.split()))
     return line if len(line) <= _DETAIL_LIMIT else line[: _DETAIL_LIMIT - 1] + "…"

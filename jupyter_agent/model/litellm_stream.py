@@ -9,6 +9,7 @@ Provider failures end it with an ``error`` event whose message names the provide
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from typing import Any
 
@@ -17,9 +18,10 @@ from jupyter_agent.model.idle_timeout import IdleTimeout, idle_timeout_seconds, 
 from jupyter_agent.model.event_stream import AssistantMessageEventStream, start_producer
 from jupyter_agent.model.litellm_chunks import ChunkAssembler
 from jupyter_agent.model.litellm_convert import build_request
-from jupyter_agent.model.litellm_errors import describe_error
+from jupyter_agent.model.litellm_errors import describe_error, is_missing_key_failure, missing_api_keys, no_api_key
 from jupyter_agent.model.litellm_loader import litellm_module, preload_litellm
 from jupyter_agent.model.litellm_usage import usage_from_litellm
+from jupyter_agent.model.secrets import remember_secret
 from jupyter_agent.model.types import Context, Model, ModelInputMetadata, StreamOptions
 
 REQUEST_ABORTED = "Request aborted"
@@ -32,6 +34,8 @@ def litellm_stream(
     options: StreamOptions | None = None,
     metadata: ModelInputMetadata | None = None,  # origins are for hosts; nothing goes to the provider
 ) -> AssistantMessageEventStream:
+    if options is not None and options.api_key:
+        remember_secret("api_key", options.api_key)  # a provider may echo it in an error body
     request = build_request(model, context, options)
     idle_seconds = idle_timeout_seconds(options.idle_timeout if options else None)
 
@@ -75,11 +79,21 @@ async def _produce(stream: AssistantMessageEventStream, model: Model, request: d
         if idle is not None and idle.expired and isinstance(error, TimeoutError):
             stream.push(assembler.failure("error", no_data_message(model.provider, idle_seconds)))
         else:
-            stream.push(assembler.failure("error", describe_error(error, model.provider, mid_stream=assembler.started)))
+            stream.push(assembler.failure("error", _describe(error, model, request, assembler.started)))
     finally:
         if response is not None:
             # Leaving the iteration alone keeps the HTTP stream open until garbage collection.
             await response.aclose()
+
+
+def _describe(error: Exception, model: Model, request: dict[str, Any], started: bool) -> str:
+    # Without a key the SDK fails before any request, in words litellm labels "server error (500)".
+    if not started and not request.get("api_key") and is_missing_key_failure(error):
+        litellm = sys.modules.get("litellm")
+        missing = missing_api_keys(litellm, str(request.get("model", ""))) if litellm is not None else []
+        if missing:
+            return no_api_key(model.provider, missing)
+    return describe_error(error, model.provider, mid_stream=started)
 
 
 __all__ = ["REQUEST_ABORTED", "litellm_stream", "preload_litellm"]

@@ -5,7 +5,7 @@ the loop turns those origins into ``ModelInputMetadata``.
 
 Messages that need no change are passed through as the same objects, and changed ones are
 new objects: the input is never mutated, and a request costs O(messages) rather than a deep
-copy of the whole transcript every turn. A stream function treats its context as read-only.
+copy of the whole transcript every step. A stream function treats its context as read-only.
 """
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
     from jupyter_agent.notebook.magics import AgentMagics
-    from jupyter_agent.runtime.permissions import PermissionMode
     from jupyter_agent.tools.data_policy import DataPolicyName
 
 PERMISSION_MODES = ("ask", "readonly", "yolo")
+PERMISSIONS_ENV = "JUPYTER_AGENT_PERMISSIONS"
 DATA_POLICIES = ("sample", "schema", "full")
 KEY_HINTS = ("_KEY", "_TOKEN", "_SECRET", "PASSWORD")
 
@@ -26,7 +26,7 @@ class AgentConfig:
     model: str = ""
     api_base: str = ""
     api_key: str = ""
-    permissions: PermissionMode = "ask"  # traitlets Enums check both against the names above
+    permissions: str = ""  # empty: JUPYTER_AGENT_PERMISSIONS, else the frontend's default
     session: str = "main"
     max_steps: int | None = None
     max_spend: float | None = None
@@ -50,6 +50,7 @@ class AgentConfig:
         values = {field.name: getattr(magics, field.name) for field in fields(cls) if hasattr(magics, field.name)}
         values["tools"] = tuple(values.get("tools") or ())
         values["mcp_servers"] = dict(values.get("mcp_servers") or {})
+        values["permissions"] = values.get("permissions") or ""
         # Environment fills what configuration leaves empty (JUPYTER_AGENT_MODEL is read by
         # model resolution, after the session's own choice).
         values["api_base"] = values.get("api_base") or env.get("JUPYTER_AGENT_API_BASE", "")
@@ -64,8 +65,36 @@ class AgentConfig:
                 value = "(set)" if value else "(not set)"
             elif field.name == "mcp_servers":
                 value = sorted((value or {}).get("mcpServers", value or {}))  # names: env and headers hold secrets
+            if field.name == "permissions" and not value:
+                lines.append(f"  AgentMagics.permissions = None (not set: {PERMISSIONS_ENV}, else ask; "
+                             "headless runs deny mutating tools)")
+                continue
             lines.append(f"  AgentMagics.{field.name} = {value!r}" if field.name != "api_key" else f"  AgentMagics.api_key {value}")
         return "\n".join(lines)
+
+
+def bad_permissions_env(value: str) -> str:
+    return (f"{PERMISSIONS_ENV}={value!r} is not a permission mode: "
+            f"use {PERMISSIONS_ENV}=yolo, readonly or ask (or unset it)")
+
+
+def choose_permissions(option: str | None, config: AgentConfig, env: Mapping[str, str] | None = None) -> str | None:
+    """The turn's permission mode: the cell's ``-p``, then ``%config AgentMagics.permissions``, then
+    ``JUPYTER_AGENT_PERMISSIONS``; ``None`` when nothing chose one (the frontend decides).
+
+    Raises ``ValueError`` (with ``bad_permissions_env``) when the variable is consulted and invalid.
+    """
+    if option:
+        return option
+    if config.permissions:
+        return config.permissions
+    env = os.environ if env is None else env
+    value = env.get(PERMISSIONS_ENV, "").strip()
+    if not value:
+        return None
+    if value not in PERMISSION_MODES:
+        raise ValueError(bad_permissions_env(value))
+    return value
 
 
 def secret_env_names(env: Mapping[str, str] | None = None) -> list[str]:

@@ -32,6 +32,9 @@ def load_ipython_extension(ipython: InteractiveShell) -> None:
     from jupyter_agent.notebook.magics import AgentMagics
 
     unload_ipython_extension(ipython)  # reloading must not stack transformers
+    from jupyter_agent.model.litellm_errors import set_api_key_hint
+
+    set_api_key_hint("%config AgentMagics.api_key")  # what "no API key" errors tell the user to set
     interrupt_router(ipython)  # the kernel's Interrupt (■) reaches runs through its saved handler
     magics = AgentMagics(shell=ipython)
     ipython.register_magics(magics)

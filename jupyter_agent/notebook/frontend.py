@@ -72,4 +72,4 @@ def show(renderer: Renderer) -> None:
     if widget is not None:
         from IPython.display import display
 
-        display(widget)  # type: ignore[no-untyped-call]  # IPython ships no annotations for it
+        display(widget)

@@ -58,13 +58,13 @@ class LabBridge:
     def turn_started(self, turn: runner.Turn) -> None:
         from jupyter_agent.notebook.comm import target_for
 
-        target_for(self.shell).send_run_started(turn.session.name, turn.cell_id)
+        target_for(self.shell).send_run_started(turn.session.name, turn.request.cell_id)
 
     def turn_finished(self, turn: runner.Turn, status: str, steps: int) -> None:
         from jupyter_agent.notebook.comm import target_for
 
         target = target_for(self.shell)
-        target.send_run_finished(turn.session.name, turn.cell_id, status=status, steps=steps)
+        target.send_run_finished(turn.session.name, turn.request.cell_id, status=status, steps=steps)
         self._offer_materialize(turn, target)
 
     def _offer_materialize(self, turn: runner.Turn, target: AgentCommTarget | DetachedTarget) -> None:
@@ -81,7 +81,7 @@ class LabBridge:
 
         def materialize() -> str:
             # A click cannot fall back to set_next_input: that works only while a cell executes.
-            if target.send_materialize(cells, turn.cell_id):
+            if target.send_materialize(cells, turn.request.cell_id):
                 return f"Inserting {count} below the agent cell."
             return MATERIALIZE_OFFLINE
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, cast
+from typing import TYPE_CHECKING, Any, Callable
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -18,7 +18,8 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
 from jupyter_agent.notebook import frontend, runner
-from jupyter_agent.notebook.config import DATA_POLICIES, PERMISSION_MODES, AgentConfig, default_workspace
+from jupyter_agent.notebook.config import (DATA_POLICIES, PERMISSION_MODES, AgentConfig, choose_permissions,
+                                           default_workspace)
 from jupyter_agent.notebook.lab_bridge import LabBridge
 from jupyter_agent.notebook.model_resolution import ResolvedModel, choose_model
 from jupyter_agent.notebook.session_manager import SessionManager, SessionNameError
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from jupyter_agent.loop import AgentTool
     from jupyter_agent.notebook.report import Report
     from jupyter_agent.notebook.session_manager import AgentSession
-    from jupyter_agent.runtime.permissions import PermissionMode
 
 NO_PROMPT = "%%agent needs a prompt: write it in the cell body, below the %%agent line."
 
@@ -44,8 +44,10 @@ class AgentMagics(Magics):
                              "Empty: JUPYTER_AGENT_MODEL, then a provider key, then local Ollama, then the offline demo.").tag(config=True)
     api_base = Unicode("", help="Base URL of an OpenAI-compatible server (else JUPYTER_AGENT_API_BASE).").tag(config=True)
     api_key = Unicode("", help="API key for the model (else JUPYTER_AGENT_API_KEY or the provider's variable).").tag(config=True)
-    permissions = Enum(PERMISSION_MODES, default_value="ask",
-                       help="ask: approve each mutating tool call; readonly: deny them; yolo: allow all.").tag(config=True)
+    permissions = Enum(PERMISSION_MODES, default_value=None, allow_none=True,
+                       help="ask: approve each mutating tool call; readonly: deny them; yolo: allow all. "
+                            "None: JUPYTER_AGENT_PERMISSIONS, else ask (a headless run, which cannot ask, "
+                            "denies). A cell's -p wins over both.").tag(config=True)
     session = Unicode("main", help="Session name when a cell gives none.").tag(config=True)
     max_steps = Int(None, allow_none=True, help="Steps per turn (model round trips); None: no limit.").tag(config=True)
     max_spend = Float(None, allow_none=True, help="USD ceiling per turn; None: no limit.").tag(config=True)
@@ -165,16 +167,14 @@ class AgentMagics(Magics):
         from jupyter_agent.session import SessionLockedError
 
         try:
+            # Nothing chosen: ask; a headless renderer, which cannot ask, denies with a note.
+            permissions = choose_permissions(args.permissions, config) or "ask"
             tools = parse_tool_list(args.tools) if args.tools is not None else tuple(config.tools)
             session = self._session(args, config)
         except (UnknownToolError, SessionNameError, SessionLockedError, FileExistsError, ValueError) as error:
             # SessionLockedError: another kernel (or store) writes this session; it names the holder.
             raise UsageError(str(error)) from None
         choice = choose_model(args.model, session.model_name, config.model)
-        # argparse's choices check the option, as the traitlets Enum checks the configuration.
-        permissions = cast("PermissionMode", args.permissions or config.permissions)
-        if mode == "static" and args.permissions is None and permissions == "ask":
-            permissions = "yolo"  # a headless run cannot pause for approval
         settings = runner.TurnSettings(
             permissions=permissions,
             max_steps=args.max_steps if args.max_steps is not None else config.max_steps,

@@ -44,7 +44,7 @@ def _restart(name: str, config: Any, servers: Any) -> Report:
     except RuntimeError:
         from IPython.core.async_helpers import get_asyncio_loop
 
-        get_asyncio_loop().run_until_complete(servers.restart(name))  # type: ignore[no-untyped-call]
+        get_asyncio_loop().run_until_complete(servers.restart(name))
         return Report(f"Restarted MCP server `{name}`: {connection.status}.")
     task = loop.create_task(servers.restart(name))
     _tasks.add(task)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from jupyter_agent.model import Model, StreamFn, StreamOptions
+from jupyter_agent.model.secrets import remember_secret
 
 DEMO_NAME = "demo"
 OLLAMA_URL = "http://127.0.0.1:11434"
@@ -105,11 +106,30 @@ def local_ollama_model(base_url: str = OLLAMA_URL, timeout: float = OLLAMA_TIMEO
     return f"ollama_chat/{names[0]}" if names else None
 
 
+_CHOSEN_BY = {"option": "the cell's -m", "session": "%agent model", "configuration": "%config AgentMagics.model",
+              "environment": "JUPYTER_AGENT_MODEL"}
+
+
+class UnknownModelError(ValueError):
+    """A model name litellm cannot route: said before any request, not as a provider failure."""
+
+
+def check_model_name(name: str, api_base: str | None = None) -> str | None:
+    """Why ``name`` cannot be used (``None``: it can); the demo and registered names always can."""
+    if name == "demo" or name in _REGISTRY:
+        return None
+    from jupyter_agent.model.catalog import unknown_model
+
+    return unknown_model(name, api_base=api_base)
+
+
 def with_credentials(stream_fn: StreamFn, api_key: str | None, api_base: str | None,
                      idle_timeout: float | None = None) -> StreamFn:
     """A stream function that adds the configured key, base URL and idle timeout to every request."""
     if not api_key and not api_base and idle_timeout is None:
         return stream_fn
+    if api_key:
+        remember_secret("api_key", api_key)
 
     def stream(model, context, options=None, metadata=None):
         options = options or StreamOptions()
@@ -139,8 +159,13 @@ def resolve(choice: ModelChoice, *, api_key: str | None = None, api_base: str | 
     registered = _REGISTRY.get(choice.name)
     if registered is not None:
         return ResolvedModel(registered.model, registered.stream_fn, registered.model.name)
-    from jupyter_agent.model.catalog import get_model
+    from jupyter_agent.model.catalog import get_model, unknown_model
     from jupyter_agent.model.litellm_stream import litellm_stream
+
+    problem = unknown_model(choice.name, api_base=api_base)
+    if problem:
+        where = _CHOSEN_BY.get(choice.source, choice.source)
+        raise UnknownModelError(f"{problem} (chosen by {where})")
 
     overrides = {"base_url": api_base} if api_base else {}
     model = get_model(choice.name, **overrides)

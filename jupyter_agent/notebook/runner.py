@@ -45,7 +45,7 @@ STOP_AFTER_CODE = ("Stop takes effect when the running Python code returns; "
 # How long an interrupt that hit non-tool code waits for a tool result before stopping the run.
 INTERRUPT_GRACE = 1.0
 # Errors the user can act on are shown as their message; anything else also names its type.
-_PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "SessionWriteError", "UsageError")
+_PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "SessionWriteError", "UsageError", "UnknownModelError")
 
 _RUNS: set[asyncio.Task[None]] = set()  # strong references to every turn task
 
@@ -118,10 +118,6 @@ class Turn:
     @property
     def settings(self) -> TurnSettings:
         return self.request.settings
-
-    @property
-    def cell_id(self) -> str | None:
-        return self.request.cell_id
 
     # The hooks below are called by widget callbacks. JupyterLab sends comm messages to a kernel
     # subshell, so they may run on another thread: anything touching the run goes to its loop.
@@ -383,10 +379,12 @@ def _outcome(turn: Turn) -> tuple[str, int]:
 
 
 def describe_error(error: BaseException) -> str:
+    from jupyter_agent.model.secrets import redact_secrets
+
     name = type(error).__name__
     if name in _PLAIN_ERRORS or not str(error):
-        return str(error) or name
-    return f"{name}: {error}"
+        return redact_secrets(str(error)) or name
+    return redact_secrets(f"{name}: {error}")
 
 
 def _safely(method: Callable[..., object], *args: object) -> None:

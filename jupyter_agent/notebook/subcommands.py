@@ -231,6 +231,11 @@ def _diff(magics: AgentMagics, args: argparse.Namespace) -> Report:
 def _model(magics: AgentMagics, args: argparse.Namespace) -> Report:
     session = magics.sessions.recent()
     if args.name:
+        from jupyter_agent.notebook.model_resolution import check_model_name
+
+        problem = check_model_name(args.name, AgentConfig.from_magics(magics).api_base or None)
+        if problem:
+            raise UsageError(f"{problem}\nThe session keeps its model.")
         session.model_name = args.name
         return Report(f"Session `{session.name}` now uses `{args.name}` for its next turns.")
     config = AgentConfig.from_magics(magics)

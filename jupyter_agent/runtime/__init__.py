@@ -1,4 +1,4 @@
-"""The agent runtime (seed 3): ``run_agent`` with steering, budgets, spend, compaction and the
+"""The agent runtime: ``run_agent`` with steering, budgets, spend, compaction and the
 permission gate, built on the loop's callbacks."""
 
 from jupyter_agent.runtime.events import (

@@ -19,7 +19,8 @@ from typing import Any, Awaitable, Callable, Literal, Sequence, Union
 from jupyter_agent.messages import copy_json
 from pydantic import BaseModel
 
-from jupyter_agent.loop import AbortSignal, AgentTool, ToolOutput
+from jupyter_agent.loop import AbortSignal, AgentTool
+from jupyter_agent.loop.types import ToolReturn
 from jupyter_agent.runtime.events import ApprovalRequestEvent, ApprovalResponseEvent, RunEvent
 from jupyter_agent.runtime.limits import HookRunner
 
@@ -145,7 +146,7 @@ class ApprovalGate:
     def _gated(self, tool: AgentTool) -> AgentTool:
         run_tool = tool.execute
 
-        async def execute(args: BaseModel, signal: AbortSignal) -> ToolOutput | list[Any]:
+        async def execute(args: BaseModel, signal: AbortSignal) -> ToolReturn:
             if tool.read_only_call is None or not tool.read_only_call(args):
                 await self.authorize(tool, args.model_dump(mode="json"), signal)
             outcome = run_tool(args, signal)

@@ -3,6 +3,8 @@
 Every folder from the workspace root down to the notebook's folder contributes its first
 ``AGENTS.md`` or ``CLAUDE.md`` (``CLAUDE.md`` is often a copy of ``AGENTS.md``, so one per folder).
 The result is ordered root first, nearest last, so the most specific instructions come last.
+A context file goes to the provider, so the workspace boundary holds: a file (or symlink) whose
+real path lies outside the searched folders' root is skipped, and so is anything not a regular file.
 """
 
 from __future__ import annotations
@@ -40,11 +42,13 @@ def find_context_files(
     """
     found: list[ContextFile] = []  # nearest first while collecting
     budget = max_total_chars
-    for folder in _folders(Path(start), workspace_root):
+    folders = _folders(Path(start), workspace_root)
+    boundary = folders[-1]
+    for folder in folders:
         if budget <= 0:
             break
         limit = min(max_file_chars, budget)
-        context_file = _read_first(folder, names, limit)
+        context_file = _read_first(folder, names, limit, boundary)
         if context_file is not None:
             found.append(context_file)
             budget -= min(len(context_file.text), limit)  # the truncation note is not charged
@@ -76,20 +80,28 @@ def _folders(start: Path, workspace_root: str | Path | None) -> list[Path]:
     return chain[: chain.index(root) + 1]
 
 
-def _read_first(folder: Path, names: tuple[str, ...], limit: int) -> ContextFile | None:
+def _read_first(folder: Path, names: tuple[str, ...], limit: int, boundary: Path) -> ContextFile | None:
     for name in names:
         path = folder / name
-        if not path.is_file():
-            continue
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):  # missing, or a symlink loop
+            continue
+        if not real.is_relative_to(boundary) or not real.is_file():
+            continue  # e.g. AGENTS.md -> ~/.aws/credentials
+        try:
+            with open(real, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(limit + 1)
+                rest = 0
+                while len(text) > limit and (chunk := handle.read(1 << 16)):
+                    rest += len(chunk)  # counted, not kept: a runaway file costs no memory
         except OSError:
             continue
         if "\0" in text:
             continue  # not a text file
         if len(text) <= limit:
             return ContextFile(path, text)
-        note = f"\n[… truncated: {len(text) - limit} more characters in {path}]\n"
+        note = f"\n[… truncated: {len(text) + rest - limit} more characters in {path}]\n"
         return ContextFile(path, text[:limit] + note, truncated=True)
     return None
 

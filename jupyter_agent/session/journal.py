@@ -140,7 +140,7 @@ class JournalWriter:
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
-            self._fd = None
+            self._fd = None  # type: ignore[assignment]
 
 
 def _sync_directory(folder: Path) -> None:

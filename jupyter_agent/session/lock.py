@@ -18,7 +18,7 @@ from pathlib import Path
 try:
     import fcntl
 except ImportError:  # Windows
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
 # Bounds the race where a holder deletes the lock file between our open and our flock.
 _ATTEMPTS = 5
@@ -99,7 +99,8 @@ class SessionLock:
 
 
 def _locked_message(session_path: Path, holder: dict | None) -> str:
-    pid = holder.get("pid") if holder else None
+    holder = holder or {}
+    pid = holder.get("pid")
     if pid == os.getpid():
         who = f"this process (pid {pid}): close() the other SessionStore first"
     elif pid is not None:

@@ -8,13 +8,14 @@ a ``branch`` record whose parent is an older record starts a new branch in the s
 from __future__ import annotations
 
 import secrets
-from typing import Annotated, Any, Literal, Union
+from collections.abc import Collection
+from typing import Annotated, Any, Final, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from jupyter_agent.messages import Message, UserMessage, now_ms
 
-SESSION_FORMAT = "jupyter-agent-session"
+SESSION_FORMAT: Final = "jupyter-agent-session"
 SESSION_VERSION = 1
 
 
@@ -108,7 +109,7 @@ RECORD_ADAPTER: TypeAdapter = TypeAdapter(Record)
 HEADER_ADAPTER: TypeAdapter = TypeAdapter(SessionHeader)
 
 
-def new_record_id(taken: dict | set) -> str:
+def new_record_id(taken: Collection[str]) -> str:
     """A short random id not yet used in the file (8 hex digits, as pi's sessions use)."""
     while True:
         candidate = secrets.token_hex(4)

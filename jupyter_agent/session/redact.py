@@ -1,28 +1,25 @@
 """Secrets never reach the session file.
 
-Every line is redacted just before it is written: the values of environment variables whose
-names look secret (``*_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``) and any secret handed to
-``add`` (an ``api_key`` from the request options) become ``[redacted:NAME]`` wherever they occur,
-message content included. Request options lose ``api_key``, headers and secret-looking keys
-before they are recorded at all.
+Every line is redacted just before it is written (see ``jupyter_agent.model.secrets``): every key
+the product was given, the values of environment variables whose names look secret, credentials in
+``*_URL`` values, ``sk-…``/``Bearer …``-shaped tokens, and any secret handed to ``add`` (an
+``api_key`` from the request options) become ``[redacted:NAME]`` wherever they occur, message content
+included. Request options lose ``api_key``, headers and secret-looking keys before they are
+recorded at all.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections.abc import Mapping
 from typing import Any
 
-SECRET_NAME = re.compile(r"(_KEY|_TOKEN|_SECRET)$|PASSWORD", re.IGNORECASE)
+from jupyter_agent.model.secrets import MIN_SECRET_LENGTH, SECRET_NAME, known_secrets, redact_secrets, remember_secret
+
 # Option keys that carry credentials even though their names do not end like a secret.
 SECRET_OPTION_KEYS = frozenset(
     {"api_key", "key", "token", "secret", "authorization", "headers", "extra_headers", "cookie", "cookies"}
 )
-# Shorter values ("1", "true", "dev") are settings, not credentials, and replacing them
-# everywhere would turn ordinary text into noise.
-MIN_SECRET_LENGTH = 6
 
 
 def looks_secret(name: str) -> bool:
@@ -39,30 +36,16 @@ class Redactor:
     def add(self, name: str, value: str) -> None:
         if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
             self._extra[value] = name
+            remember_secret(name, value)  # shown anywhere else, it is redacted there too
 
     def secrets(self) -> dict[str, str]:
         """value -> name of every secret known now (the environment can change during a session)."""
-        found = {
-            value: name
-            for name, value in self._environ.items()
-            if len(value) >= MIN_SECRET_LENGTH and SECRET_NAME.search(name)
-        }
+        found = known_secrets(self._environ)
         found.update(self._extra)
         return found
 
     def redact(self, text: str) -> str:
-        # Longest first, so a secret containing another is replaced whole.
-        for value, name in sorted(self.secrets().items(), key=lambda item: -len(item[0])):
-            for form in _forms(value):
-                if form in text:
-                    text = text.replace(form, f"[redacted:{name}]")
-        return text
-
-
-def _forms(value: str) -> tuple[str, ...]:
-    # In a JSON line a value with quotes, backslashes or control characters appears escaped.
-    escaped = json.dumps(value, ensure_ascii=False)[1:-1]
-    return (value,) if escaped == value else (escaped, value)
+        return redact_secrets(text, self.secrets())
 
 
 def scrub_options(options: Any, redactor: Redactor | None = None) -> dict[str, Any]:

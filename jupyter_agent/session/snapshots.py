@@ -5,6 +5,8 @@
 ``undo`` puts a step's files back only if they still hold what the agent left — otherwise it
 reports the conflicts and changes nothing. Layout: ``<session>.snapshots/NNNNN.json`` (one
 manifest per step, in order) and ``blobs/<sha256>`` (file contents, shared between steps).
+Snapshots often hold secrets (an edited ``.env``): the folders are 0700, each blob keeps its
+source's permissions (the strictest, when files share content) and undo restores the mode too.
 """
 
 from __future__ import annotations
@@ -136,9 +138,10 @@ class SnapshotStore:
             return {"exists": True, "skipped": f"larger than {MAX_SNAPSHOT_BYTES} bytes"}
         data = path.read_bytes()
         digest = hashlib.sha256(data).hexdigest()
+        mode = path.stat().st_mode & 0o7777
         if keep:
-            self._store_blob(digest, data)
-        return {"exists": True, "sha256": digest}
+            self._store_blob(digest, data, mode)
+        return {"exists": True, "sha256": digest, "mode": mode}
 
     def _keep(self, path: Path) -> dict:
         return self._state(path, keep=True)
@@ -147,7 +150,7 @@ class SnapshotStore:
         before, after = states["before"], states["after"]
         if "skipped" in before or "skipped" in after:
             return f"not snapshotted ({before.get('skipped') or after.get('skipped')})"
-        if self._state(path) != after:
+        if not _same(self._state(path), after):
             return "changed since the agent's step" if after["exists"] else "created since the agent deleted it"
         return None
 
@@ -160,10 +163,10 @@ class SnapshotStore:
         if path.is_symlink():
             path.write_bytes(data)  # keep the link, restore its target
         else:
-            _atomic_write(path, data)
+            _atomic_write(path, data, before.get("mode"))
 
     def _change(self, path: Path, before: dict, after: dict) -> FileChange | None:
-        if before == after or "skipped" in before or "skipped" in after:
+        if _same(before, after) or "skipped" in before or "skipped" in after:
             return None
         status = "created" if not before["exists"] else "deleted" if not after["exists"] else "modified"
         old, new = self._text(before), self._text(after)
@@ -189,30 +192,70 @@ class SnapshotStore:
         except UnicodeDecodeError:
             return None
 
-    def _store_blob(self, digest: str, data: bytes) -> None:
+    def _store_blob(self, digest: str, data: bytes, mode: int) -> None:
         blob = self.folder / "blobs" / digest
-        if not blob.exists():
-            blob.parent.mkdir(parents=True, exist_ok=True)
-            _atomic_write(blob, data)
+        _private_folder(self.folder)
+        _private_folder(blob.parent)
+        if blob.exists():
+            shared = blob.stat().st_mode & 0o7777
+            if shared & ~mode:  # the same content from a stricter file: nobody may read more
+                os.chmod(blob, shared & mode)
+            return
+        _atomic_write(blob, data, mode)
 
     def _save(self, entry: dict) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        _atomic_write(self.folder / f"{entry['seq']:05d}.json", json.dumps(entry, indent=1).encode())
+        _private_folder(self.folder)
+        _atomic_write(self.folder / f"{entry['seq']:05d}.json", json.dumps(entry, indent=1).encode(), 0o600)
 
 
 def _changed(states: dict) -> bool:
     # A file too large to snapshot may have changed: undo must report it, not skip it.
     before, after = states["before"], states["after"]
-    return before != after or "skipped" in before or "skipped" in after
+    return not _same(before, after) or "skipped" in before or "skipped" in after
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _same(one: dict | None, other: dict | None) -> bool:
+    """Same content (or the same absence); the mode is restored, not compared."""
+    def content(state: dict | None) -> dict | None:
+        return None if state is None else {key: value for key, value in state.items() if key != "mode"}
+
+    return content(one) == content(other)
+
+
+def _private_folder(folder: Path) -> None:
+    if not folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+    if folder.stat().st_mode & 0o077:
+        os.chmod(folder, 0o700)  # also tightens a folder an earlier version left open
+
+
+def _atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
     # Write then rename: a crash leaves the old content or the new one, never half of each.
+    # Created 0600 and only then given its mode, so no copy is ever readable by others.
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    if path.exists():
-        os.chmod(temporary, path.stat().st_mode & 0o7777)
+    if mode is None:
+        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask()
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+            os.fchmod(handle.fileno(), mode)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
     os.replace(temporary, path)
+
+
+def _umask() -> int:
+    # Read, not set: os.umask() would change it for every thread of the kernel meanwhile.
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 def _read_json(path: Path) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import weakref
 from pathlib import Path
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
 from jupyter_agent.messages import AssistantMessage, Message, ToolResultMessage, UserMessage, copy_message
@@ -48,7 +49,7 @@ class SessionWriteError(OSError):
         self.cause = cause
 
     def __str__(self) -> str:
-        return self.strerror
+        return self.strerror or super().__str__()
 
 
 class SessionStore:
@@ -240,8 +241,8 @@ class SessionStore:
         self._open_writer()  # first: taking the lock may load records another writer added
         return self._write([record_type(id=self._new_id(), parent_id=self.tip, **fields)])
 
-    def _new_id(self, extra: list[Record] = ()) -> str:
-        taken = self._index.by_id
+    def _new_id(self, extra: Sequence[Record] = ()) -> str:
+        taken: Collection[str] = self._index.by_id
         if extra:
             taken = set(taken) | {record.id for record in extra}
         return new_record_id(taken)

@@ -13,7 +13,6 @@ them is refused with a 400 worded as OpenAI words it. Every request body is reco
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import select
@@ -129,6 +128,15 @@ def tool_calls(*calls: FakeToolCall, text: str | None = None, usage: dict | None
 
 def http_error(status: int, message: str, type: str = "invalid_request_error", code: str | None = None) -> FakeResponse:
     return FakeResponse(status=status, error={"error": {"message": message, "type": type, "param": None, "code": code}})
+
+
+API_KEY_PLACEHOLDER = "{api_key}"  # in an error message: replaced by the key the request carried
+
+
+def rejected_key(status: int = 401) -> FakeResponse:
+    """The provider refuses the key and echoes it whole in the error body, as some do."""
+    return http_error(status, f"Incorrect API key provided: {API_KEY_PLACEHOLDER}. You can find your API key "
+                              "at https://platform.example/account/api-keys.", code="invalid_api_key")
 
 
 def dropped(*pieces: str, delay: float = 0.0) -> FakeResponse:
@@ -287,7 +295,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_json(400, http_error(400, problem).error)
         response = self.provider._next_response(body)
         if response.status != 200:
-            return self._send_json(response.status, response.error or {})
+            return self._send_json(response.status, self._echo_key(response.error or {}))
         if not body.get("stream"):
             return self._send_json(400, http_error(400, "fake provider: only stream=true is supported").error)
         try:
@@ -297,7 +305,15 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.close_connection = True
 
-    def _send_json(self, status: int, payload: dict) -> None:
+    def _echo_key(self, payload: dict[str, Any] | None) -> dict[str, Any] | None:
+        text = json.dumps(payload)
+        if API_KEY_PLACEHOLDER not in text:
+            return payload
+        scheme, _, key = (self.headers.get("Authorization") or "").partition(" ")
+        echoed: dict[str, Any] = json.loads(text.replace(API_KEY_PLACEHOLDER, json.dumps(key or scheme)[1:-1]))
+        return echoed
+
+    def _send_json(self, status: int, payload: dict[str, Any] | None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -375,30 +391,7 @@ def echo_responder(body: dict) -> FakeResponse:
     return text(*[word + " " for word in words[:-1]], words[-1], delay=0.02)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Serve scripted OpenAI-compatible streams on 127.0.0.1.")
-    parser.add_argument("--port", type=int, default=0, help="0 picks a free port (printed on start)")
-    parser.add_argument("--script", help='JSON list: {"text": ...} | {"reasoning": ..., "text": ...} | '
-                        '{"tool_calls": [{"name": ..., "arguments": {...}}], "text": ...} | {"error": 429, "message": ...}')
-    parser.add_argument("--echo", action="store_true", help="echo the user once the script is exhausted")
-    parser.add_argument("--repeat", action="store_true", help="play the script in a loop, forever")
-    args = parser.parse_args(argv)
-    responses = []
-    if args.script:
-        with open(args.script, encoding="utf-8") as handle:
-            responses = [response_from_json(spec) for spec in json.load(handle)]
-    fallback = echo_responder if args.echo else None
-    if args.repeat and responses:
-        cycle = itertools.cycle(responses)
-        fallback, responses = (lambda body: next(cycle)), []
-    provider = FakeProvider(responses, port=args.port, fallback=fallback)
-    with provider:
-        print(f"fake provider listening on {provider.api_base}", flush=True)
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
-
-
 if __name__ == "__main__":
+    from jupyter_agent.testing.fake_provider_cli import main
+
     main()

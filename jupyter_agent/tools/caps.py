@@ -123,7 +123,7 @@ class HeadTailBuffer(Generic[AnyText]):
     """
 
     def __init__(self, empty: AnyText, limit: int) -> None:
-        self._empty = empty
+        self._empty: AnyText = empty
         self._limit = limit
         self._head: list[AnyText] = []
         self._head_len = 0

@@ -88,7 +88,7 @@ class CapturedStream(io.TextIOBase):
         self.name = name
 
     @property
-    def encoding(self) -> str:
+    def encoding(self) -> str:  # type: ignore[override]  # read-only here: the sink decodes nothing
         return "utf-8"
 
     def writable(self) -> bool:
@@ -166,7 +166,7 @@ def _own_png(value: Any) -> bytes | None:
         png = method(value)
     except Exception:  # noqa: BLE001 - a broken repr just means no image
         return None
-    return png if isinstance(png, (bytes, bytearray)) else None
+    return bytes(png) if isinstance(png, (bytes, bytearray)) else None
 
 
 @contextmanager

@@ -3,6 +3,8 @@
 ``schema``: structure only (types, shapes, column names and dtypes, null counts), never a value.
 ``sample``: also summary statistics and the first ``sample_rows`` rows or items.
 ``full``: as many rows or items as the output caps allow.
+``reprs``: whether sample rows may show an object's own repr (user code); off, such cells show
+their type name.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ class DataPolicy:
     mode: DataPolicyName = "sample"
     # Five rows show a table's shape at a few hundred bytes.
     sample_rows: int = 5
+    # Off: an object column's cells show their type name, not their __repr__ (user code, maybe with effects).
+    reprs: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in POLICIES:

@@ -1,7 +1,9 @@
 """The ``inspect`` tool: one object described without running visible code, under the data policy.
 
 The object is named by a variable or an attribute path (``df``, ``model.coef_``), resolved with
-static lookups; a property on the path is read (that is how such attributes are exposed).
+static lookups only: instance attributes, methods and the interpreter's or pandas'/numpy's own
+descriptors are read; a property, ``cached_property`` or other descriptor written in Python is
+user code with possible effects, so inspect names it instead of running it (python can read it).
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from jupyter_agent.tools.data_policy import DataPolicy
 from jupyter_agent.tools.describe_data import describe_dataframe, describe_ndarray, describe_series
 from jupyter_agent.tools.errors import ToolError
 from jupyter_agent.tools.objects import (
+    LIBRARY_MODULES,
+    instance_dict,
+    is_a,
     is_dataframe,
     is_ndarray,
     is_series,
@@ -86,13 +91,41 @@ def _attribute(value: Any, attribute: str, path: str) -> Any:
     if static is _MISSING:
         if is_dataframe(value) and attribute in value.columns:
             return value[attribute]
-        raise ToolError(f"{path} does not exist.")
-    if not hasattr(type(static), "__get__"):
+        raise ToolError(f"{path} does not exist (or only a __getattr__ could make it, which inspect does not run).")
+    kind = type(static)
+    if not hasattr(kind, "__get__") or _is_own_attribute(value, attribute, static):
         return static
-    try:
-        return getattr(value, attribute)
-    except Exception as error:  # noqa: BLE001 - a failing property is an answer, not a crash
-        raise ToolError(f"Reading {path} failed: {type(error).__name__}: {error}") from None
+    if kind is types.FunctionType:
+        return types.MethodType(static, value)  # bound without asking the object
+    if kind is staticmethod:
+        return static.__func__
+    if kind is classmethod:
+        return types.MethodType(static.__func__, value if is_a(value, type) else type(value))
+    if kind in _INTERPRETER_DESCRIPTORS or _from_library(kind) or _from_library(getattr(static, "fget", None)):
+        try:
+            return static.__get__(None if is_a(value, type) else value, value if is_a(value, type) else type(value))
+        except Exception as error:  # noqa: BLE001 - a failing attribute is an answer, not a crash
+            raise ToolError(f"Reading {path} failed: {type(error).__name__}: {error}") from None
+    raise ToolError(
+        f"{path} is a {kind.__name__}: reading it runs code of the object's class, which inspect never does. "
+        f"Inspect the object itself, or read it with python if running that code is safe."
+    )
+
+
+# Descriptors implemented by the interpreter: reading them runs no Python code.
+_INTERPRETER_DESCRIPTORS = (types.MemberDescriptorType, types.GetSetDescriptorType, types.MethodDescriptorType,
+                            types.WrapperDescriptorType, types.ClassMethodDescriptorType, types.BuiltinFunctionType)
+
+
+def _is_own_attribute(value: Any, attribute: str, static: Any) -> bool:
+    """The value came from the object's (or the class's own) ``__dict__``, not through a descriptor."""
+    own = instance_dict(value) if not is_a(value, type) else type.__dict__["__dict__"].__get__(value)
+    return own is not None and attribute in own and own[attribute] is static and not is_a(value, type)
+
+
+def _from_library(obj: Any) -> bool:
+    module = getattr(obj, "__module__", None) if obj is not None and type(obj) in (type, types.FunctionType) else None
+    return isinstance(module, str) and module.split(".")[0] in LIBRARY_MODULES
 
 
 def describe(path: str, value: Any, policy: DataPolicy) -> str:
@@ -102,11 +135,16 @@ def describe(path: str, value: Any, policy: DataPolicy) -> str:
         return f"{path}: " + describe_series(value, policy)
     if is_ndarray(value):
         return f"{path}: " + describe_ndarray(value, policy)
-    if isinstance(value, types.ModuleType):
+    if is_a(value, types.ModuleType):
         return _describe_module(path, value)
-    if inspect.isclass(value) or inspect.isroutine(value):
+    if is_a(value, type) or is_a(value, _ROUTINES):
         return _describe_callable(path, value)
     return _describe_value(path, value, policy)
+
+
+# Functions and methods (inspect.isroutine without isinstance, which reads __class__).
+_ROUTINES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.MethodDescriptorType,
+             types.WrapperDescriptorType, types.MethodWrapperType, types.ClassMethodDescriptorType)
 
 
 def _describe_module(path: str, module: types.ModuleType) -> str:
@@ -122,7 +160,7 @@ def _describe_module(path: str, module: types.ModuleType) -> str:
 
 
 def _describe_callable(path: str, value: Any) -> str:
-    kind = "class" if inspect.isclass(value) else type(value).__name__
+    kind = "class" if is_a(value, type) else type(value).__name__
     try:
         signature = str(inspect.signature(value))
     except (TypeError, ValueError):
@@ -130,8 +168,8 @@ def _describe_callable(path: str, value: Any) -> str:
     module = getattr(value, "__module__", None)
     name = getattr(value, "__qualname__", path)
     lines = [f"{path}: {kind} {name}{signature}" + (f"  [module {module}]" if module else "")]
-    lines += _doc_lines(inspect.getdoc(value))
-    if inspect.isclass(value):
+    lines += _doc_lines(_routine_doc(value))
+    if is_a(value, type):
         members = _class_members(value)
         if members:
             lines.append("public attributes and methods: " + _names(members))
@@ -186,12 +224,9 @@ def _names(names: list[str]) -> str:
 
 
 def _object_lines(value: Any, policy: DataPolicy) -> list[str]:
-    lines = _doc_lines(inspect.getdoc(type(value)), limit=300)
-    try:
-        attributes = object.__getattribute__(value, "__dict__")
-    except AttributeError:
-        attributes = {}
-    if isinstance(attributes, dict) and attributes:
+    lines = _doc_lines(inspect.cleandoc(_class_doc(type(value)) or ""), limit=300)
+    attributes = instance_dict(value) or {}
+    if attributes:
         lines.append("attributes:")
         for name, item in list(attributes.items())[:MAX_NAMES]:
             shape = shape_text(item)
@@ -202,6 +237,25 @@ def _object_lines(value: Any, policy: DataPolicy) -> list[str]:
     if members:
         lines.append("methods and class attributes: " + _names(members))
     return lines
+
+
+def _routine_doc(value: Any) -> str | None:
+    """The docstring of a class or routine (inspect.getdoc reads a bound method's __self__.__class__)."""
+    if is_a(value, type):
+        doc = _class_doc(value)
+    else:
+        function = value.__func__ if type(value) is types.MethodType else value
+        doc = function.__doc__ if type(function) in _ROUTINES else None
+    return inspect.cleandoc(doc) if isinstance(doc, str) else None
+
+
+def _class_doc(cls: type) -> str | None:
+    """The class's docstring from the first class of its MRO that has one (no metaclass code)."""
+    for klass in type.__dict__["__mro__"].__get__(cls):
+        doc = type.__dict__["__dict__"].__get__(klass).get("__doc__")
+        if isinstance(doc, str) and klass is not object:
+            return doc
+    return None
 
 
 def _doc_lines(doc: Any, limit: int = DOC_CHARS) -> list[str]:

@@ -3,10 +3,14 @@
 Known types (builtins, pandas, numpy) are asked for their length, shape and memory through the
 library's own code; any other object only through ``type()`` and static lookups, because a
 user-defined ``__len__``, ``__sizeof__``, property or ``__repr__`` could be slow or have effects.
+Types are tested with ``issubclass(type(value), …)``, never ``isinstance``, which falls back to
+reading ``value.__class__`` (a property a class may define).
 """
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import inspect
 import sys
 import types
@@ -15,6 +19,16 @@ from typing import Any
 # Builtin types whose len() and sys.getsizeof() are the interpreter's own.
 SIZED_BUILTINS = (list, tuple, dict, set, frozenset, str, bytes, bytearray, range)
 SCALARS = (bool, int, float, complex, type(None))
+# Exact types whose str() is the standard library's own: shown as they are in table cells.
+PLAIN_CELLS = (*SCALARS, str, bytes, datetime.date, datetime.datetime, datetime.time, datetime.timedelta,
+               decimal.Decimal)
+# Libraries whose properties and reprs the tools may run: they are not the user's code.
+LIBRARY_MODULES = ("pandas", "numpy")
+
+
+def is_a(value: Any, classes: type | tuple[type, ...]) -> bool:
+    """``isinstance`` without reading ``value.__class__``."""
+    return issubclass(type(value), classes)
 
 
 def pandas_types() -> tuple[type, ...]:
@@ -25,17 +39,17 @@ def pandas_types() -> tuple[type, ...]:
 
 def is_dataframe(value: Any) -> bool:
     pandas = sys.modules.get("pandas")
-    return pandas is not None and isinstance(value, pandas.DataFrame)
+    return pandas is not None and is_a(value, pandas.DataFrame)
 
 
 def is_series(value: Any) -> bool:
     pandas = sys.modules.get("pandas")
-    return pandas is not None and isinstance(value, pandas.Series)
+    return pandas is not None and is_a(value, pandas.Series)
 
 
 def is_ndarray(value: Any) -> bool:
     numpy = sys.modules.get("numpy")
-    return numpy is not None and isinstance(value, numpy.ndarray)
+    return numpy is not None and is_a(value, numpy.ndarray)
 
 
 def type_name(value: Any) -> str:
@@ -94,7 +108,7 @@ def scalar_text(value: Any, max_chars: int = 80) -> str | None:
     if cls is str and len(value) <= max_chars:
         return repr(value)
     numpy = sys.modules.get("numpy")
-    if numpy is not None and isinstance(value, numpy.generic) and not isinstance(value, numpy.void):
+    if numpy is not None and issubclass(cls, numpy.generic) and not issubclass(cls, numpy.void) and _from_library(cls):
         text = repr(value.item())
         return text if len(text) <= max_chars else text[:max_chars] + "…"
     return None
@@ -102,11 +116,57 @@ def scalar_text(value: Any, max_chars: int = 80) -> str | None:
 
 def is_agent_object(value: Any) -> bool:
     """The agent's own objects in the namespace (tools, sessions, controllers) are not user data."""
-    if isinstance(value, (type, types.FunctionType)):
-        module = getattr(value, "__module__", None) or ""
+    if is_a(value, type):
+        module = type.__dict__["__module__"].__get__(value)  # a metaclass property cannot run
+    elif type(value) is types.FunctionType:
+        module = value.__module__
     else:
         module = type(value).__module__
+    module = module if isinstance(module, str) else ""
     return module == "jupyter_agent" or module.startswith("jupyter_agent.")
+
+
+def instance_dict(value: Any) -> dict | None:
+    """The object's ``__dict__`` if the interpreter keeps it (no ``__dict__`` property runs)."""
+    for klass in type.__dict__["__mro__"].__get__(type(value)):
+        descriptor = type.__dict__["__dict__"].__get__(klass).get("__dict__")
+        if descriptor is None:
+            continue
+        if type(descriptor) not in (types.GetSetDescriptorType, types.MemberDescriptorType):
+            return None  # defined in Python: reading it would run user code
+        try:
+            found = descriptor.__get__(value, type(value))
+        except (AttributeError, TypeError):
+            return None
+        return found if type(found) is dict else None
+    return None
+
+
+def _from_library(cls: type) -> bool:
+    module = cls.__module__ if isinstance(cls.__module__, str) else ""
+    return module.split(".")[0] in LIBRARY_MODULES
+
+
+def _library_scalar(cls: type) -> bool:
+    """numpy scalars and pandas' time scalars: their str() never reaches user code."""
+    if not _from_library(cls):
+        return False
+    numpy, pandas = sys.modules.get("numpy"), sys.modules.get("pandas")
+    if numpy is not None and issubclass(cls, numpy.generic):
+        return not issubclass(cls, (numpy.void, numpy.object_))
+    return pandas is not None and cls in (pandas.Timestamp, pandas.Timedelta, pandas.Period, type(pandas.NaT))
+
+
+def table_cell(value: Any) -> Any:
+    """A DataFrame cell as shown in sample rows: plain values and library scalars as they are,
+    builtin containers through ``safe_repr``, anything else as ``<type name>`` (its repr is user code)."""
+    cls = type(value)
+    if cls in PLAIN_CELLS or _library_scalar(cls):
+        return value
+    if cls in (list, tuple, set, frozenset, dict):
+        return safe_repr(value, 60)
+    shape = shape_text(value)
+    return f"<{type_name(value)}{', ' + shape if shape else ''}>"
 
 
 def safe_repr(value: Any, max_chars: int, depth: int = 2, max_items: int = 10) -> str:
@@ -136,6 +196,7 @@ def safe_repr(value: Any, max_chars: int, depth: int = 2, max_items: int = 10) -
                 text = safe_repr(item, max_chars // 2, depth - 1)
             parts.append(text)
             used += len(text) + 2
-        open_, close = {list: "[]", tuple: "()", set: "{}", frozenset: "{}", dict: "{}"}[cls]
+        brackets: dict[type, str] = {list: "[]", tuple: "()", set: "{}", frozenset: "{}", dict: "{}"}
+        open_, close = brackets[cls][0], brackets[cls][1]
         return open_ + ", ".join(parts) + close
     return f"<{type_name(value)}>"

@@ -69,9 +69,9 @@ def run_python(shell: Any, code: str, signal: AbortSignal, caps: OutputCaps, liv
     except _INTERRUPTS as error:
         # Raised in IPython's own frames rather than the user's code; same meaning.
         interrupt = error
-    error = getattr(result, "error_before_exec", None) or getattr(result, "error_in_exec", None)
-    if isinstance(error, _INTERRUPTS):
-        interrupt = error
+    failure = getattr(result, "error_before_exec", None) or getattr(result, "error_in_exec", None)
+    if isinstance(failure, _INTERRUPTS):
+        interrupt = failure
     _add_figures(sink, before)
     output = sink.render()
     seconds = time.monotonic() - started
@@ -81,8 +81,8 @@ def run_python(shell: Any, code: str, signal: AbortSignal, caps: OutputCaps, liv
             f"Interrupted ({cause}) after {seconds:.1f} s. Variables assigned before the interrupt keep "
             f"their values.\n{output or '(no output before the interrupt)'}"
         )
-    if error is not None:
-        raise ToolError(_with_image_note(output or f"{type(error).__name__}: {error}", sink))
+    if failure is not None:
+        raise ToolError(_with_image_note(output or f"{type(failure).__name__}: {failure}", sink))
     return [TextContent(text=output or "(no output)"), *sink.images]
 
 

@@ -34,12 +34,14 @@ def system_sections_hook(base: str | None, sections: Sequence[Section], then: Ho
     sections = tuple(sections)
 
     async def prepare_step(context: StepContext) -> StepOverrides:
-        overrides = None
+        chosen: object = None
         if then is not None:
-            overrides = then(context)
-            if inspect.isawaitable(overrides):
-                overrides = await overrides
-        overrides = overrides or StepOverrides()
+            chosen = then(context)
+            if inspect.isawaitable(chosen):
+                chosen = await chosen
+        if chosen is not None and not isinstance(chosen, StepOverrides):
+            raise ValueError("prepare_step must return StepOverrides or None")
+        overrides = chosen or StepOverrides()
         system = compose_system(overrides.system if overrides.system is not None else base, sections)
         return replace(overrides, system=system)
 

@@ -16,7 +16,7 @@ from jupyter_agent.loop import AgentTool
 from jupyter_agent.messages import TextContent
 from jupyter_agent.tools.caps import OutputCaps, human_size, truncate_head
 from jupyter_agent.tools.data_policy import DataPolicy
-from jupyter_agent.tools.objects import is_agent_object, memory_bytes, scalar_text, shape_text, type_name
+from jupyter_agent.tools.objects import is_a, is_agent_object, memory_bytes, scalar_text, shape_text, type_name
 
 DESCRIPTION = (
     "List the variables in the notebook's namespace with type, shape or length and memory. "
@@ -56,7 +56,7 @@ def user_variables(shell: Any) -> tuple[list[tuple[str, Any]], list[str]]:
     for name, value in list(shell.user_ns.items()):
         if name.startswith("_") or name in IPYTHON_NAMES or hidden.get(name, missing) is value:
             continue
-        if isinstance(value, types.ModuleType):
+        if is_a(value, types.ModuleType):
             modules.append(name)
         elif not is_agent_object(value):
             found.append((name, value))

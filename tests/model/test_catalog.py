@@ -95,3 +95,20 @@ def test_a_failing_lookup_gives_defaults(litellm, monkeypatch):
 ])
 def test_litellm_name(model, name):
     assert litellm_name(model) == name
+
+
+@pytest.mark.parametrize("name", ["openai/gpt-4.1-mini", "ollama_chat/llama3.2", "anthropic/anything-new", "gpt-4.1-mini"])
+def test_names_litellm_can_route_are_known(litellm, name):
+    assert catalog.unknown_model(name) is None
+
+
+def test_an_unknown_provider_or_a_bare_unplaced_name_is_said(litellm, capsys):
+    assert catalog.unknown_model("nonexistent/model") == (
+        "unknown model 'nonexistent/model': litellm has no provider 'nonexistent'; "
+        "see https://docs.litellm.ai/docs/providers")
+    assert "did you mean openai" in catalog.unknown_model("opena/gpt-4o")
+    assert catalog.unknown_model("llama3") == (
+        "unknown model 'llama3': litellm cannot tell its provider; write it as provider/model "
+        "(e.g. openai/llama3 or ollama_chat/llama3)")
+    assert catalog.unknown_model("llama3", api_base="http://127.0.0.1:8000/v1") is None  # that server's name
+    assert capsys.readouterr().out == ""  # litellm's banner is not printed

@@ -75,3 +75,16 @@ def test_more_http_statuses(litellm, status, cause):
     response = httpx.Response(status, request=httpx.Request("POST", "http://127.0.0.1/v1"))
     error = classes[status](message="litellm.X: OpenAIException - nope", llm_provider="openai", model="m", response=response)
     assert describe_error(error, "openai") == f"openai: {cause} ({status}): nope"
+
+
+def test_no_api_key_names_the_variable_and_the_hosts_setting():
+    from jupyter_agent.model import litellm_errors
+
+    assert litellm_errors.no_api_key("openai", ["OPENAI_API_KEY"]) == (
+        "no API key for openai: set OPENAI_API_KEY or pass api_key in the StreamOptions")
+    litellm_errors.set_api_key_hint("%config AgentMagics.api_key")
+    try:
+        assert litellm_errors.no_api_key("openai", ["OPENAI_API_KEY"]) == (
+            "no API key for openai: set OPENAI_API_KEY or %config AgentMagics.api_key")
+    finally:
+        litellm_errors.set_api_key_hint("pass api_key in the StreamOptions")

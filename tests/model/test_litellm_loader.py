@@ -17,13 +17,14 @@ FRESH_PROCESS = textwrap.dedent("""
     import asyncio, json, os, sys, threading, time
     os.environ.pop("LITELLM_LOCAL_MODEL_COST_MAP", None)
     import jupyter_agent
-    jupyter_agent.litellm_stream, jupyter_agent.get_model, jupyter_agent.preload_litellm  # resolve the lazy names
+    from jupyter_agent.model.litellm_loader import preload_litellm
+    jupyter_agent.litellm_stream, jupyter_agent.get_model  # resolve the lazy names
     report = {"imported_by_package": "litellm" in sys.modules}
 
     async def main():
         from jupyter_agent.model.litellm_loader import litellm_module
-        jupyter_agent.preload_litellm()
-        jupyter_agent.preload_litellm()  # idempotent
+        preload_litellm()
+        preload_litellm()  # idempotent
         report["preload_threads"] = sum(t.name == "litellm-preload" for t in threading.enumerate())
         ticks, gaps, done = [time.perf_counter()], [], False
 

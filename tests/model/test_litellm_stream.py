@@ -358,3 +358,32 @@ async def test_a_call_without_tools_sends_no_tools_and_no_tool_choice(fake_provi
     await run(fake_model, "hi", [], stream_options=StreamOptions(tool_choice="auto"))
     assert "tools" not in fake_provider.requests[0] and "tool_choice" not in fake_provider.requests[0]
 
+
+
+async def test_a_key_the_provider_echoes_in_a_401_body_is_redacted_from_the_error(fake_provider, fake_model):
+    import uuid
+
+    from jupyter_agent.testing.fake_provider import rejected_key
+
+    key = f"own-{uuid.uuid4().hex[:10]}"  # shaped like no known token: only remembering it can hide it
+    fake_provider.queue(rejected_key())
+    history = []
+    with pytest.raises(AgentLoopError) as caught:
+        await run(fake_model, "hi", history, stream_options=StreamOptions(api_key=key))
+    assert fake_provider.request_headers[-1]["authorization"] == f"Bearer {key}"
+    assert str(caught.value).startswith("openai: authentication failed (401): Incorrect API key provided: [redacted:api_key]")
+    assert key[:MIN_PREFIX] not in history[-1].error_message
+
+
+MIN_PREFIX = 6
+
+
+async def test_a_missing_key_is_labelled_as_such_not_as_a_server_error(litellm, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    from jupyter_agent.model.catalog import get_model
+
+    history = []
+    with pytest.raises(AgentLoopError) as caught:
+        await run(get_model("openai/gpt-4.1-mini"), "hi", history)  # no key: the SDK refuses before any request
+    assert str(caught.value) == "no API key for openai: set OPENAI_API_KEY or pass api_key in the StreamOptions"
+    assert history[-1].error_message == str(caught.value)

@@ -1,6 +1,8 @@
 from types import SimpleNamespace
 
-from jupyter_agent.notebook.config import AgentConfig, default_workspace, secret_env_names
+import pytest
+
+from jupyter_agent.notebook.config import AgentConfig, choose_permissions, default_workspace, secret_env_names
 
 
 def magics(**overrides):
@@ -50,3 +52,20 @@ def test_describe_shows_mcp_server_names_never_their_env_or_headers():
 def test_the_stream_timeout_is_configuration_or_none():
     assert AgentConfig.from_magics(magics(), {}).stream_timeout is None  # the model layer's default applies
     assert AgentConfig.from_magics(magics(stream_timeout=30.0), {}).stream_timeout == 30.0
+
+
+def test_permissions_come_from_the_cell_then_config_then_environment():
+    env = {"JUPYTER_AGENT_PERMISSIONS": "readonly"}
+    unset = AgentConfig.from_magics(magics(permissions=None), {})
+    configured = AgentConfig.from_magics(magics(permissions="ask"), {})
+    assert choose_permissions(None, unset, {}) is None  # the frontend decides (headless: deny)
+    assert choose_permissions(None, unset, env) == "readonly"
+    assert choose_permissions(None, unset, {"JUPYTER_AGENT_PERMISSIONS": " yolo "}) == "yolo"
+    assert choose_permissions(None, configured, env) == "ask"
+    assert choose_permissions("yolo", configured, env) == "yolo"
+    with pytest.raises(ValueError) as error:
+        choose_permissions(None, unset, {"JUPYTER_AGENT_PERMISSIONS": "YOLO!"})
+    assert str(error.value) == ("JUPYTER_AGENT_PERMISSIONS='YOLO!' is not a permission mode: "
+                                "use JUPYTER_AGENT_PERMISSIONS=yolo, readonly or ask (or unset it)")
+    assert choose_permissions("ask", unset, {"JUPYTER_AGENT_PERMISSIONS": "bad"}) == "ask"  # not consulted
+    assert "AgentMagics.permissions = None (not set: JUPYTER_AGENT_PERMISSIONS" in unset.describe()

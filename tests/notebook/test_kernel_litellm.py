@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from jupyter_agent.testing.fake_provider import FakeProvider, hanging, http_error, text
+from jupyter_agent.testing.fake_provider import FakeProvider, hanging, http_error, rejected_key, text
 from kernel_harness import notebook_kernel
 
 pytestmark = pytest.mark.kernel
@@ -58,6 +58,19 @@ def test_a_provider_error_shows_in_the_panel(kernel, provider):
     shown = plain(kernel.widget_text(msg_id))
     assert "Incorrect API key provided" in shown
     assert kernel.evaluate("last_turn('http-error').result.reason") == "'error'"
+
+
+def test_a_configured_key_echoed_in_a_401_body_is_redacted_in_panel_and_session_file(kernel, provider):
+    provider.queue(rejected_key())
+    msg_id, _ = kernel.agent_cell("-s echoed-key", "hello")
+    kernel.wait_turn("echoed-key", timeout=FIRST_TURN_TIMEOUT)
+    assert provider.request_headers[-1]["authorization"] == f"Bearer {SECRET}"
+    shown = plain(kernel.widget_text(msg_id))
+    assert "Incorrect API key provided: [redacted:api_key]" in shown
+    session_file = (kernel.folder / "model.agent" / "echoed-key.jsonl").read_text()
+    assert "Incorrect API key provided" in session_file
+    for seen in (shown, session_file):
+        assert SECRET[:10] not in seen  # not even the prefix a clipped line could leave
 
 
 def test_kernel_interrupt_stops_a_run_waiting_on_the_provider(kernel, provider):

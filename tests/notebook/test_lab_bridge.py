@@ -32,8 +32,8 @@ async def test_turn_hooks_tell_the_extension_which_cell_ran(manager, scripted):
     started, finished = [], []
     choice = scripted("hooks", ScriptedModel([reply("hi")]))
     turn = make_turn(manager.get(), RecordingRenderer(), choice, cell_id="cell-7",
-                     on_started=lambda t: started.append(t.cell_id),
-                     on_finished=lambda t, status, steps: finished.append((t.cell_id, status, steps)))
+                     on_started=lambda t: started.append(t.request.cell_id),
+                     on_finished=lambda t, status, steps: finished.append((t.request.cell_id, status, steps)))
     await runner.start(turn)
     assert started == ["cell-7"] and finished == [("cell-7", "completed", 1)]
 

@@ -1,5 +1,7 @@
 """%%agent in an in-process IPython shell: option parsing, errors, help, reloading."""
 
+import pathlib
+
 from IPython.core.error import UsageError
 
 
@@ -97,3 +99,44 @@ def test_memory_and_delegation_follow_the_traitlets_unless_a_cell_says_otherwise
     assert "colors: The user likes green plots" in ip.run_line_magic("agent", "memory").text
     assert "memory created: colors" in capsys.readouterr().out  # the terminal renderer says what it saved
     ip.run_line_magic("agent", "memory delete colors")
+
+
+def test_the_permissions_environment_variable_applies_interactively_below_config(ip, monkeypatch, tmp_path):
+    from jupyter_agent.notebook.model_resolution import register_model, unregister_model
+    from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
+
+    def writer(name, target):
+        model = ScriptedModel([tool_calls(call("write", {"path": str(target), "content": "x"})), reply("ok")])
+        register_model(name, model, model.model(name))
+
+    monkeypatch.setenv("JUPYTER_AGENT_PERMISSIONS", "yolo")
+    allowed, denied = pathlib.Path.cwd() / "env-allowed.txt", pathlib.Path.cwd() / "config-denied.txt"
+    writer("env-writer", allowed)
+    writer("config-writer", denied)
+    try:
+        assert ip.run_cell("%%agent -m env-writer -s env-perm\nWrite").success
+        ip.run_cell('%config AgentMagics.permissions = "readonly"')
+        assert ip.run_cell("%%agent -m config-writer -s config-perm\nWrite").success
+    finally:
+        ip.run_cell("%config AgentMagics.permissions = None")
+        unregister_model("env-writer")
+        unregister_model("config-writer")
+    assert allowed.read_text() == "x" and not denied.exists()
+    monkeypatch.setenv("JUPYTER_AGENT_PERMISSIONS", "sometimes")
+    assert "JUPYTER_AGENT_PERMISSIONS='sometimes' is not a permission mode" in str(error_of(ip, "%%agent\nhi"))
+
+
+def test_a_cell_model_litellm_cannot_route_is_said_before_any_request(ip, capsys):
+    assert ip.run_cell("%%agent -m nonexistent/model -s unknown-model\nhi").success
+    out = capsys.readouterr().out
+    assert ("error: unknown model 'nonexistent/model': litellm has no provider 'nonexistent'; "
+            "see https://docs.litellm.ai/docs/providers (chosen by the cell's -m)") in out
+
+
+def test_no_api_key_is_said_as_such_in_a_notebook(ip, capsys, monkeypatch):
+    for name in ("OPENAI_API_KEY", "JUPYTER_AGENT_API_KEY", "JUPYTER_AGENT_API_BASE", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    assert ip.run_cell("%%agent -m openai/gpt-4.1-mini -s no-key\nhi").success
+    out = capsys.readouterr().out
+    assert "no API key for openai: set OPENAI_API_KEY or %config AgentMagics.api_key" in out
+    assert "server error" not in out

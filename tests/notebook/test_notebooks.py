@@ -1,7 +1,8 @@
 """The shipped notebooks run end to end headless (nbclient), with the offline demo model.
 
 Headless execution has no Jupyter server session, so every %%agent cell blocks until its turn
-ends and renders with plain displays that nbclient records (and permissions default to yolo).
+ends and renders with plain displays that nbclient records. A headless run denies mutating tools
+unless someone allows them, so these runs set JUPYTER_AGENT_PERMISSIONS=yolo, as a user would.
 """
 
 import pathlib
@@ -34,6 +35,7 @@ def run_notebook(name, folder, monkeypatch, copy=True):
     shutil.copy(NOTEBOOKS / "sales.csv", folder / "sales.csv")
     monkeypatch.setenv("JUPYTER_AGENT_MODEL", "demo")
     monkeypatch.setenv("JUPYTER_AGENT_DEMO_DELAY", "0")
+    monkeypatch.setenv("JUPYTER_AGENT_PERMISSIONS", "yolo")
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     notebook = nbformat.read(folder / name, as_version=4)
     NotebookClient(notebook, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()

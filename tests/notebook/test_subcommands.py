@@ -146,3 +146,14 @@ def test_a_bad_argument_gives_the_subcommands_usage_not_a_traceback(ip):
     assert str(error_of(ip, "%agent follow-up")).startswith("%agent follow-up needs a message\nusage: %agent follow-up")
     assert "No closing quotation" in str(error_of(ip, "%agent history -s 'open"))
     assert str(error_of(ip, "%agent materialize a b")).startswith("unexpected argument 'b'\nusage: %agent materialize")
+
+
+def test_model_subcommand_refuses_a_name_litellm_cannot_route(ip):
+    from IPython.core.error import UsageError
+
+    ip.run_line_magic("agent", "model demo")
+    error = ip.run_cell("%agent model nonexistent/model").error_in_exec
+    assert isinstance(error, UsageError)
+    assert str(error) == ("unknown model 'nonexistent/model': litellm has no provider 'nonexistent'; "
+                          "see https://docs.litellm.ai/docs/providers\nThe session keeps its model.")
+    assert ip.run_line_magic("agent", "model").markdown == "Model: `demo` (from session)."

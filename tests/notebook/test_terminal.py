@@ -1,5 +1,6 @@
 """Terminal IPython through a pty: %%agent streams plain text, asks allow? [y/n/a/A], Ctrl-C stops."""
 
+import os
 import sys
 
 import pexpect
@@ -20,6 +21,8 @@ HANG_SETUP = (
 def ipython(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "JUPYTER_AGENT_MODEL": "demo",
            "JUPYTER_AGENT_DEMO_DELAY": "0", "TERM": "dumb"}
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]  # the code under test, not an installed copy
     child = pexpect.spawn(IPYTHON[0], IPYTHON[1:], cwd=str(tmp_path), env=env, encoding="utf-8",
                           timeout=30, dimensions=(50, 200))
     child.expect(r"In \[1\]: ")
@@ -67,3 +70,14 @@ def test_ctrl_c_stops_the_turn_and_ipython_carries_on(ipython):
     assert "stopped" in ipython.before
     ipython.sendline("6 * 7")
     ipython.expect(r"Out\[4\]: 42")
+
+
+def test_ctrl_c_at_the_allow_prompt_leaves_ipython_reading_its_own_input(ipython):
+    send_cell(ipython, "%%agent", "What is here?")
+    ipython.expect(r"allow python\? \[y/n/a/A\]")
+    ipython.sendintr()
+    ipython.expect(r"In \[3\]: ")
+    ipython.sendline("6 * 7")
+    ipython.expect(r"Out\[3\]: 42")  # the first line typed reaches IPython, not a forgotten prompt
+    ipython.sendline("7 * 7")
+    ipython.expect(r"Out\[4\]: 49")

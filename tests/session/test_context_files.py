@@ -63,3 +63,32 @@ def test_context_prompt(tmp_path):
     assert prompt.index("root rules") < prompt.index("analysis rules") < prompt.index("notebook rules")
     assert f"## {root / 'AGENTS.md'}" in prompt
     assert context_prompt([]) == ""
+
+
+def test_a_context_file_linking_out_of_the_workspace_is_not_read(tmp_path):
+    secret = tmp_path / "home" / ".aws" / "credentials"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("aws_secret_access_key = hunter2")
+    root = tmp_path / "project"
+    (root / "nb").mkdir(parents=True)
+    (root / "AGENTS.md").symlink_to(secret)
+    (root / "nb" / "CLAUDE.md").symlink_to(secret)
+    (root / "nb" / "AGENTS.md").symlink_to(root / "nb" / "missing.md")  # dangling: skipped too
+    assert find_context_files(root / "nb" / "a.ipynb", root) == []
+    assert find_context_files(root / "nb" / "a.ipynb") == []  # no root: the notebook's folder bounds it
+
+
+def test_a_link_inside_the_workspace_is_followed(tmp_path):
+    root = tmp_path / "project"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "rules.md").write_text("shared rules")
+    (root / "AGENTS.md").symlink_to(root / "docs" / "rules.md")
+    assert [f.text for f in find_context_files(root / "a.ipynb", root)] == ["shared rules"]
+
+
+def test_a_fifo_named_agents_md_is_skipped_without_blocking(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "AGENTS.md")
+    (tmp_path / "CLAUDE.md").write_text("from claude")
+    assert [f.text for f in find_context_files(tmp_path / "a.ipynb", tmp_path)] == ["from claude"]

@@ -166,3 +166,56 @@ def test_a_step_that_changed_nothing_is_skipped_by_undo(snapshots, workspace):
     result = snapshots.undo()
     assert result.step == 1 and result.restored == [target] and target.read_text() == "v0\n"
     assert snapshots.undo(step=2).restored == []
+
+
+def mode_of(path):
+    return path.stat().st_mode & 0o777
+
+
+def test_snapshots_of_a_private_file_stay_private(snapshots, workspace):
+    secret = workspace / ".env"
+    secret.write_text("TOKEN=abc\n")
+    secret.chmod(0o600)
+    script = workspace / "run.sh"
+    script.write_text("echo hi\n")
+    script.chmod(0o755)
+    agent_writes(snapshots, 1, secret, "TOKEN=changed\n")
+    agent_writes(snapshots, 1, script, "echo bye\n")
+    snapshots.settle()
+    blobs = snapshots.folder / "blobs"
+    assert mode_of(snapshots.folder) == 0o700 and mode_of(blobs) == 0o700
+    assert {path.read_text(): mode_of(path) for path in blobs.iterdir()} == {
+        "TOKEN=abc\n": 0o600, "TOKEN=changed\n": 0o600, "echo hi\n": 0o755, "echo bye\n": 0o755}
+    assert all(mode_of(path) == 0o600 for path in snapshots.folder.glob("*.json"))
+
+
+def test_shared_content_keeps_the_strictest_mode(snapshots, workspace):
+    public, private = workspace / "a.txt", workspace / "b.txt"
+    for path, mode in ((public, 0o644), (private, 0o600)):
+        path.write_text("same\n")
+        path.chmod(mode)
+    agent_writes(snapshots, 1, public, "x\n")
+    agent_writes(snapshots, 1, private, "y\n")
+    blob = next(path for path in (snapshots.folder / "blobs").iterdir() if path.read_text() == "same\n")
+    assert mode_of(blob) == 0o600
+
+
+def test_undo_of_a_deletion_restores_the_file_with_its_mode(snapshots, workspace):
+    secret = workspace / ".env"
+    secret.write_text("TOKEN=abc\n")
+    secret.chmod(0o600)
+    agent_writes(snapshots, 1, secret, None)
+    assert snapshots.undo().ok
+    assert secret.read_text() == "TOKEN=abc\n" and mode_of(secret) == 0o600
+
+
+def test_an_open_snapshot_folder_of_an_earlier_version_is_tightened(tmp_path, workspace):
+    folder = tmp_path / "old.snapshots"
+    (folder / "blobs").mkdir(parents=True)
+    folder.chmod(0o755)
+    (folder / "blobs").chmod(0o755)
+    store = SnapshotStore(folder)
+    target = workspace / "f.txt"
+    target.write_text("1")
+    agent_writes(store, 1, target, "2")
+    assert mode_of(folder) == 0o700 and mode_of(folder / "blobs") == 0o700

@@ -35,3 +35,15 @@ def test_arrays_all_nan_and_object_arrays():
     assert "Object array: elements are not printed" in text
     big = describe_ndarray(np.arange(1_000_000), SAMPLE)
     assert "..." in big and len(big) < 500
+
+
+def test_object_cells_show_reprs_only_when_the_policy_allows():
+    import pandas as pd
+
+    class Shown:
+        def __repr__(self):
+            return "REPR-RAN"
+
+    frame = pd.DataFrame({"thing": [Shown()], "n": [1]})
+    assert "REPR-RAN" not in describe_dataframe(frame, DataPolicy())
+    assert "REPR-RAN" in describe_dataframe(frame, DataPolicy(reprs=True))

@@ -87,7 +87,8 @@ async def test_attribute_paths_and_properties(kernel, shell, big_frame):
         code="class Model:\n    def __init__(self):\n        self.coef_ = [1.0, 2.0]\n    @property\n    def size(self):\n        return 2\nmodel = Model()",
     )
     assert (await kernel.text("inspect", name="model.coef_")).startswith("model.coef_: list, len 2")
-    assert (await kernel.text("inspect", name="model.size")).startswith("model.size: int")
+    assert (await kernel.error("inspect", name="model.size")).startswith(
+        "model.size is a property: reading it runs code of the object's class, which inspect never does.")
     assert (await kernel.text("inspect", name="df.value")).startswith("df.value: Series value: 1000000 rows")
 
 
@@ -99,9 +100,13 @@ async def test_bad_names_are_error_results(kernel, shell):
     assert "d.missing does not exist" in await kernel.error("inspect", name="d.missing")
 
 
-async def test_failing_property_is_reported(kernel, shell):
-    await kernel.text("python", code="class Broken:\n    @property\n    def value(self):\n        raise RuntimeError('nope')\nb = Broken()")
-    assert "Reading b.value failed: RuntimeError: nope" in await kernel.error("inspect", name="b.value")
+async def test_library_properties_are_read(kernel, shell, big_frame):
+    assert (await kernel.text("inspect", name="df.shape")).startswith("df.shape: tuple, len 2")
+    assert (await kernel.text("inspect", name="df.columns")).startswith("df.columns: Index")
+    import numpy
+
+    shell.user_ns["arr"] = numpy.zeros((2, 3))
+    assert (await kernel.text("inspect", name="arr.T")).startswith("arr.T: ndarray: shape 3×2")
 
 
 async def test_containers_strings_and_objects(kernel, shell):
@@ -119,3 +124,60 @@ async def test_containers_strings_and_objects(kernel, shell):
     assert "len 5000" in text and len(text) < 400
     point = await kernel.text("inspect", name="p")
     assert "attributes:\n  x: int = 1\n  label: str, len 1 = 'p'" in point and "norm" in point
+
+
+SIDE_EFFECTS = '''
+import functools
+effects = []
+
+class Tricky:
+    """Holds traps."""
+    def __init__(self):
+        self.plain = 3
+    @property
+    def loud(self):
+        effects.append("property")
+        return 1
+    @functools.cached_property
+    def cached(self):
+        effects.append("cached_property")
+        return 2
+    @property
+    def __class__(self):
+        effects.append("__class__")
+        return int
+    def __repr__(self):
+        effects.append("__repr__")
+        return "Tricky()"
+    def __getattr__(self, name):
+        effects.append("__getattr__")
+        return 0
+
+trap = Tricky()
+'''
+
+
+async def test_inspect_runs_no_property_cached_property_class_or_repr(kernel, shell):
+    await kernel.text("python", code=SIDE_EFFECTS)
+    assert "trap.loud is a property" in await kernel.error("inspect", name="trap.loud")
+    assert "trap.cached is a cached_property" in await kernel.error("inspect", name="trap.cached")
+    assert "does not exist" in await kernel.error("inspect", name="trap.missing")  # no __getattr__
+    assert (await kernel.text("inspect", name="trap.plain")).startswith("trap.plain: int")
+    described = await kernel.text("inspect", name="trap")
+    assert described.startswith("trap: Tricky") and "plain: int = 3" in described and "Holds traps." in described
+    assert "__init__" in await kernel.text("inspect", name="trap.__init__")
+    assert shell.user_ns["effects"] == []
+
+
+async def test_sample_rows_show_object_cells_by_type_name(kernel, shell):
+    await kernel.text("python", code=SIDE_EFFECTS + (
+        "import pandas as pd\n"
+        "table = pd.DataFrame({'thing': [Tricky(), 'text', 1.5, [Tricky()]], 'n': [1, 2, 3, 4]})\n"
+        "table.index = [Tricky(), 'b', 'c', 'd']\n"
+        "column = table['thing']\n"
+        "effects.clear()\n"
+    ))
+    text = await kernel.text("inspect", name="table")
+    assert "<Tricky>" in text and "text" in text and "1.5" in text and "[<Tricky>]" in text
+    assert "<Tricky>" in await kernel.text("inspect", name="column")
+    assert shell.user_ns["effects"] == []

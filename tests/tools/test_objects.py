@@ -30,3 +30,36 @@ def test_scalars_and_safe_repr():
     assert safe_repr([1, "a", Custom()], 100).startswith("[1, 'a', <")
     assert safe_repr("abcdef", 3) == "'abc…'"
     assert safe_repr(list(range(100)), 1000, max_items=3) == "[0, 1, 2, … 97 more]"
+
+
+class _Loud:
+    calls = []
+
+    @property
+    def __class__(self):
+        _Loud.calls.append("__class__")
+        return dict
+
+    @property
+    def __dict__(self):
+        _Loud.calls.append("__dict__")
+        return {"fake": 1}
+
+    def __repr__(self):
+        _Loud.calls.append("__repr__")
+        return "loud"
+
+
+def test_type_checks_cells_and_dicts_run_no_user_code():
+    import datetime
+
+    from jupyter_agent.tools.objects import instance_dict, is_a, table_cell
+
+    loud = _Loud()
+    assert not is_a(loud, dict) and isinstance(loud, dict)  # isinstance trusts the property
+    assert instance_dict(loud) is None
+    name = f"<{_Loud.__module__}._Loud>"
+    assert table_cell(loud) == name and table_cell([loud, 1]) == f"[{name}, 1]"
+    assert table_cell("x") == "x" and table_cell(datetime.date(2024, 1, 2)) == datetime.date(2024, 1, 2)
+    _Loud.calls.remove("__class__")  # the isinstance above
+    assert _Loud.calls == []

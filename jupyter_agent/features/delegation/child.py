@@ -158,6 +158,7 @@ class ChildJob:
         return self._out_of_spend
 
     def _on_child_event(self, event: Any) -> None:
+        assert self.child is not None, "a child's events arrive once its run exists"
         kind = event.type
         if kind == "step_start":
             self._spend_at_step_start = self.child.usage.spend_usd
@@ -172,6 +173,7 @@ class ChildJob:
 
     def _relay_usage(self) -> None:
         """Charges the parent with what the child spent since the last relay."""
+        assert self.child is not None, "only a started child has spent anything"
         now = self.child.usage
         delta = RunUsage(
             input_tokens=now.input_tokens - self._charged.input_tokens,

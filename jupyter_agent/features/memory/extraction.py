@@ -50,7 +50,7 @@ def extraction_prompt(turn: Sequence[Message], store: MemoryStore) -> str:
     return f"{EXTRACTION_INSTRUCTIONS}\n\n<memory-index>\n{index}\n</memory-index>\n\n<turn>\n{transcript}\n</turn>"
 
 
-def parse_memories(text: str) -> list[dict[str, str]]:
+def parse_memories(text: str) -> list[dict[str, Any]]:
     """The proposed facts in an answer; ``[]`` for anything that is not one."""
     data = _first_json(text or "")
     if isinstance(data, dict):
@@ -122,7 +122,7 @@ async def extract_memories(
     return _apply(parse_memories(message.text), store)
 
 
-def _apply(proposals: list[dict[str, str]], store: MemoryStore) -> list[MemoryChange]:
+def _apply(proposals: list[dict[str, Any]], store: MemoryStore) -> list[MemoryChange]:
     changes = []
     for proposal in proposals:
         current = store.read(proposal["name"])

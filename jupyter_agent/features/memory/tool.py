@@ -50,9 +50,10 @@ def memory_tool(store: MemoryStore, on_change: Callable[[MemoryChange], Any] | N
             except MemoryRefused as refused:
                 raise ToolError(str(refused)) from None
         else:
-            change = store.delete(args.name)
-            if change is None:
+            removed = store.delete(args.name)
+            if removed is None:
                 raise ToolError(_missing(store, args.name))
+            change = removed
         if on_change is not None:
             on_change(change)
         return ToolOutput(

@@ -49,7 +49,7 @@ def plan_tool(state: PlanState) -> AgentTool:
             if args.items is not None:
                 state.replace([item.model_dump() for item in args.items])
             else:
-                state.update([update.model_dump(exclude_none=True) for update in args.updates])
+                state.update([update.model_dump(exclude_none=True) for update in args.updates or ()])
         except PlanError as refused:
             raise ToolError(f"{refused}\n\n{render_plan_text(state)}") from None
         return ToolOutput(content=render_plan_text(state), details=state.to_json())

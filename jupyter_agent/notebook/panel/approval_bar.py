@@ -2,24 +2,23 @@
 
 `ask()` shows the bar and awaits a future; a button click only resolves that future (callbacks
 never block the kernel). Cancelling `ask()` hides the bar. Requests are taken one at a time.
+The whole call is shown, however long (its code blocks scroll), with invisible and bidi
+characters revealed: what is approved is exactly what runs.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, is_visible, set_visible
 from jupyter_agent.notebook.panel.tool_card import args_html
+from jupyter_agent.notebook.panel.visible import reveal
 from jupyter_agent.notebook.threads import call_on_loop
 
-if TYPE_CHECKING:
-    import ipywidgets as W
-
-    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
-
-DECISIONS: tuple[Decision, ...] = ("once", "tool", "call", "deny")
+DECISIONS = ("once", "tool", "call", "deny")
 
 
 class ApprovalBar:
@@ -27,7 +26,7 @@ class ApprovalBar:
         shared = shared or Shared()
         self._title = shared.html()
         self._args = shared.html()
-        self.buttons: dict[Decision, W.Button] = {
+        self.buttons = {
             "once": shared.button("Allow once", button_style="primary"),
             "tool": shared.button("Allow for this session"),
             "call": shared.button("Allow this exact call"),
@@ -37,15 +36,15 @@ class ApprovalBar:
             button.on_click(lambda _button, decision=decision: self.decide(decision))
         buttons = shared.hbox(self.buttons.values(), "ja-approval-buttons")
         self.widget = shared.vbox([self._title, self._args, buttons], "ja-approval", HIDDEN)
-        self._future: asyncio.Future[Decision] | None = None
+        self._future: asyncio.Future[str] | None = None
         self._lock: asyncio.Lock | None = None
-        self.request: ApprovalRequest | None = None
+        self.request: Any = None
 
     @property
     def visible(self) -> bool:
         return is_visible(self.widget)
 
-    async def ask(self, request: ApprovalRequest) -> Decision:
+    async def ask(self, request: Any) -> str:
         """Show the request and wait for a click: "once" | "tool" | "call" | "deny"."""
         if self._lock is None:
             self._lock = asyncio.Lock()
@@ -58,7 +57,7 @@ class ApprovalBar:
                 self._future = None
                 self._hide()
 
-    def decide(self, decision: Decision) -> None:
+    def decide(self, decision: str) -> None:
         """Resolve the waiting request (what a button click does)."""
         future = self._future
         if future is None or future.done():
@@ -66,17 +65,17 @@ class ApprovalBar:
         # A click handled on another thread must hand the result to the future's loop.
         call_on_loop(future.get_loop(), _resolve, future, decision)
 
-    def _show(self, request: ApprovalRequest) -> None:
+    def _show(self, request: Any) -> None:
         self.request = request
-        name = request.tool_name
-        label = request.label or name
-        self._title.value = (
-            f"<b>Allow <code>{escape(name)}</code> to run?</b> "
-            f'<span class="ja-note">{escape(str(label)) if label != name else ""}</span>'
-        )
-        args = request.args
+        name = str(fmt.field(request, "tool_name", "tool"))
+        # The label is the tool's own ("add_note on MCP server demo") then the arguments' JSON,
+        # which the formatted code below shows in full: only the tool's part is kept.
+        label = str(fmt.field(request, "label") or name).split(" {", 1)[0].split(" [", 1)[0]
+        note = f' <span class="ja-note">{escape(reveal(label))}</span>' if label not in (name, "") else ""
+        self._title.value = f"<b>Allow <code>{escape(name)}</code> to run?</b>{note}"
+        args = fmt.field(request, "args", {})
         self._args.value = (_diff_html(args) if name == "notebook_edit" and isinstance(args, dict) else "") \
-            + args_html(args)
+            + args_html(args, limit=None)
         self.buttons["tool"].description = f"Allow {name} for this session"
         set_visible(self.widget, True)
 
@@ -85,7 +84,7 @@ class ApprovalBar:
         set_visible(self.widget, False)
 
 
-def _resolve(future: asyncio.Future[Decision], decision: Decision) -> None:
+def _resolve(future: asyncio.Future[str], decision: str) -> None:
     if not future.done():
         future.set_result(decision)
 
@@ -100,6 +99,6 @@ def _diff_html(args: dict[str, Any]) -> str:
     rows = []
     for line in edit_diff(args).splitlines():
         color = _DIFF_COLORS.get(line[:1]) if not line.startswith(("+++", "---")) else None
-        text = escape(line)
+        text = escape(reveal(line))
         rows.append(f'<span style="color:{color}">{text}</span>' if color else text)
     return '<pre class="ja-diff">' + "\n".join(rows) + "</pre>"

@@ -1,7 +1,8 @@
 """Turning run-event payloads into display text, shared by the widget, static and text renderers.
 
 Events are duck-typed: content blocks may be the pydantic models of `jupyter_agent.messages` or
-plain dicts with the same fields.
+plain dicts with the same fields. Whatever text they give is shown without secrets: keys the
+product was given and credential-shaped tokens are redacted before any clipping.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ import base64
 import binascii
 import json
 from typing import Any
+
+from jupyter_agent.model.secrets import redact_secrets
+from jupyter_agent.notebook.panel.visible import reveal
 
 # Tool output is capped in the display (the model got its own capped copy): a 1 MB log must not
 # be pushed to the browser.
@@ -31,9 +35,9 @@ def field(obj: Any, name: str, default: Any = None) -> Any:
 def output_text(content: Any) -> str:
     """The text blocks of a tool result, joined."""
     if isinstance(content, str):
-        return content
+        return redact_secrets(content)
     parts = [field(block, "text", "") or "" for block in content or () if field(block, "type") == "text"]
-    return "\n".join(parts)
+    return redact_secrets("\n".join(parts))
 
 
 def images(content: Any) -> list[tuple[bytes, str]]:
@@ -57,20 +61,28 @@ def truncate(text: str, limit: int) -> str:
     return f"{text[:limit]}\n… ({len(text) - limit:,} more characters not shown)"
 
 
-def args_sections(args: Any) -> list[tuple[str, str, str]]:
-    """(label, text, language) sections: long string arguments as code, the rest as JSON."""
+def args_sections(args: Any, limit: int | None = ARGS_DISPLAY_CHARS) -> list[tuple[str, str, str]]:
+    """(label, text, language) sections: long string arguments as code, the rest as JSON.
+
+    Invisible and bidi characters are revealed (see ``visible``); ``limit=None`` shows every
+    character, as an approval must.
+    """
+    def shown(text: str) -> str:
+        text = reveal(redact_secrets(text))
+        return text if limit is None else truncate(text, limit)
+
     if not isinstance(args, dict):
-        return [("arguments", truncate(to_json(args), ARGS_DISPLAY_CHARS), "json")]
+        return [("arguments", shown(to_json(args)), "json")]
     sections: list[tuple[str, str, str]] = []
     rest: dict[str, Any] = {}
     for key, value in args.items():
         is_code = key in _LANGUAGE_BY_KEY
         if isinstance(value, str) and (is_code or len(value) > _LONG_STRING or "\n" in value):
-            sections.append((key, truncate(value, ARGS_DISPLAY_CHARS), _LANGUAGE_BY_KEY.get(key, "")))
+            sections.append((reveal(str(key)), shown(value), _LANGUAGE_BY_KEY.get(key, "")))
         else:
             rest[key] = value
     if rest or not sections:
-        sections.insert(0, ("arguments", truncate(to_json(rest), ARGS_DISPLAY_CHARS), "json"))
+        sections.insert(0, ("arguments", shown(to_json(rest)), "json"))
     return sections
 
 
@@ -92,7 +104,7 @@ def args_summary(args: Any, width: int = 60) -> str:
             text = to_json(value)
     else:
         text = to_json(args) if args else ""
-    text = " ".join(text.split())
+    text = reveal(redact_secrets(" ".join(text.split())))
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -131,6 +143,6 @@ def elapsed(seconds: float) -> str:
 def error_text(error: Any) -> str:
     """A readable line for an error event's payload (an exception, message or string)."""
     if isinstance(error, BaseException):
-        return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        return redact_secrets(f"{type(error).__name__}: {error}") if str(error) else type(error).__name__
     text = field(error, "error_message") or field(error, "message")
-    return str(text if text else error)
+    return redact_secrets(str(text if text else error))

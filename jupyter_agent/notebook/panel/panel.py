@@ -289,11 +289,9 @@ class AgentPanel(EventRouter):
                     card.set_status("waiting for approval")
             case "approval_response":
                 card = self._open_card(event.request.tool_name)
-                if card is None:
-                    pass
-                elif event.decision in ("deny", "cancelled"):  # "cancelled": the run ended while it waited
+                if card is not None and event.decision in ("deny", "cancelled"):  # "cancelled": ended meanwhile
                     card.set_status("denied" if event.decision == "deny" else "cancelled")
-                else:
+                elif card is not None:
                     card.running()
             case "finish":
                 self._end_streams()

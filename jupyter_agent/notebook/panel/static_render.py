@@ -11,7 +11,7 @@ what accumulated — once per flush, only what is new — while the cell still e
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jupyter_agent.loop.abort import was_cancelled
 from jupyter_agent.notebook.panel import formatting as fmt
@@ -23,15 +23,20 @@ from jupyter_agent.notebook.panel.transcript_document import (
     escape_markdown,
     fenced,
 )
-from jupyter_agent.runtime.events import FinishEvent, RunEvent
 
 if TYPE_CHECKING:
-    from jupyter_agent.features.memory.store import MemoryChange
-    from jupyter_agent.features.plan.state import PlanState
-    from jupyter_agent.notebook.renderer import ChildEvent
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
 __all__ = ["STATIC_OUTPUT_CHARS", "StaticRenderer", "TranscriptRecorder", "fenced", "display_bundles"]
+
+
+HOW_TO_ALLOW = ("To allow mutating tools in a headless run, put -p yolo on the %%agent line, "
+                'or run %config AgentMagics.permissions = "yolo" before it, '
+                "or set JUPYTER_AGENT_PERMISSIONS=yolo (or readonly, ask) in the environment.")
+
+
+def headless_denial(name: str) -> str:
+    return f"{name} denied: a headless run cannot show an approval prompt. {HOW_TO_ALLOW}"
 
 
 class TranscriptRecorder(EventRouter):
@@ -45,6 +50,14 @@ class TranscriptRecorder(EventRouter):
         self._text: list[str] = []
         self._plan = ""  # the latest plan, shown once when the turn ends
         self.finished = False  # the run's finish event arrived (and with it the summary line)
+        self._handlers: dict[str, Callable[[Any], None]] = {
+            "run_start": lambda e: self.status.start(getattr(e, "step_budget", None)),
+            "step_start": self._on_step_start, "text_delta": self._on_text,
+            "tool_call": self._on_tool_call, "tool_result": self._on_tool_result,
+            "step_finish": self._on_step_finish, "user_message": self._on_user_message,
+            "compacted": self._on_compacted, "finish": self._on_finish,
+            "error": lambda e: self.show_error(fmt.error_text(getattr(e, "error", e))),
+        }
 
     def show_error(self, text: str) -> None:
         self._end_text()
@@ -59,7 +72,7 @@ class TranscriptRecorder(EventRouter):
         self.status.model_label = label
         self.status.context_window = context_window
 
-    def show_plan(self, plan: PlanState) -> None:
+    def show_plan(self, plan: Any) -> None:
         """Kept until the turn ends: one checklist in the output, the final one."""
         from jupyter_agent.features.plan.state import plan_markdown
 
@@ -69,16 +82,16 @@ class TranscriptRecorder(EventRouter):
     def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
         """No buttons here: ``%agent materialize`` puts the code into the next input."""
 
-    def memory_saved(self, *changes: MemoryChange) -> None:
+    def memory_saved(self, *changes: Any) -> None:
         for change in changes:
             self.note(f"Memory {change.kind}: {change.name} — {change.summary} "
                       f"(undo: %agent memory undo {change.name})")
 
-    def child_event(self, child_id: str, event: ChildEvent) -> None:
+    def child_event(self, child_id: str, event: Any) -> None:
         """One line per sub-agent when it ends; its report is the delegate tool's output."""
-        if event.type != "finish":
+        if getattr(event, "type", None) != "finish":
             return
-        state, detail = finish_state(event.reason)
+        state, detail = finish_state(getattr(event, "reason", "completed"))
         name = child_id.replace("child-", "sub-agent ")
         self.note(f"{name} {state}{f' ({detail})' if detail else ''}")
 
@@ -103,42 +116,41 @@ class TranscriptRecorder(EventRouter):
         self._text.clear()
         self.document.text(text)
 
-    def _dispatch(self, event: RunEvent) -> None:
-        match event.type:
-            case "run_start":
-                self.status.start(event.step_budget)
-            case "step_start":
-                self._end_text()
-                self.status.step = event.step
-            case "text_delta":
-                self._text.append(event.delta)
-            case "tool_call":
-                self._end_text()
-                self.document.tool_call(event.tool_call_id, event.name, event.args)
-            case "tool_result":
-                self.document.tool_result(event.tool_call_id, event.name, event.content, event.is_error,
-                                          cancelled=was_cancelled(event.details))
-            case "step_finish":
-                self.status.usage = event.usage or self.status.usage
-            case "user_message":
-                if event.phase == "delivered":
-                    self._end_text()
-                    kind = "steer" if event.delivery == "steer" else "follow-up"
-                    self.document.user(event.text, f"You ({kind})")
-            case "compacted":
-                self.note(f"Context compacted: {event.dropped_messages} earlier messages summarized.")
-            case "finish":
-                self._on_finish(event)
-            case "error":
-                self.show_error(fmt.error_text(event.error))
+    def _on_text(self, event: Any) -> None:
+        self._text.append(event.delta)
 
-    def _on_finish(self, event: FinishEvent) -> None:
+    def _on_step_start(self, event: Any) -> None:
+        self._end_text()
+        self.status.step = getattr(event, "step", self.status.step + 1)
+
+    def _on_tool_call(self, event: Any) -> None:
+        self._end_text()
+        self.document.tool_call(event.tool_call_id, event.name, getattr(event, "args", {}))
+
+    def _on_tool_result(self, event: Any) -> None:
+        self.document.tool_result(event.tool_call_id, getattr(event, "name", "tool"), getattr(event, "content", []),
+                                  bool(getattr(event, "is_error", False)),
+                                  cancelled=was_cancelled(getattr(event, "details", None)))
+
+    def _on_step_finish(self, event: Any) -> None:
+        self.status.usage = getattr(event, "usage", None) or self.status.usage
+
+    def _on_user_message(self, event: Any) -> None:
+        if getattr(event, "phase", "delivered") == "delivered":
+            self._end_text()
+            kind = "steer" if getattr(event, "delivery", "steer") == "steer" else "follow-up"
+            self.document.user(event.text, f"You ({kind})")
+
+    def _on_compacted(self, event: Any) -> None:
+        self.note(f"Context compacted: {getattr(event, 'dropped_messages', 0)} earlier messages summarized.")
+
+    def _on_finish(self, event: Any) -> None:
         self.finished = True
         self._end_text()
         if self._plan:
             self.document.markdown_block(self._plan)
-        self.status.usage = event.usage or self.status.usage
-        self.status.set_state(*finish_state(event.reason))
+        self.status.usage = getattr(event, "usage", None) or self.status.usage
+        self.status.set_state(*finish_state(getattr(event, "reason", "completed")))
         self.document.markdown_block(f"*{escape_markdown(self.status.summary())}*")
 
 
@@ -151,16 +163,21 @@ class StaticRenderer(TranscriptRecorder):
         super().__init__(model_label=model_label, session=session, context_window=context_window, demo=demo)
         # What ask() answers: a headless run cannot wait for a click.
         self.approval = approval
+        self._explained = False  # the how-to-allow note is shown once per turn
         self.on_stop: Callable[[], None] | None = None
         self.on_steer: Callable[[str], bool] | None = None
         self.on_follow_up: Callable[[str], bool] | None = None
         self._display = display or display_bundle
 
     async def ask(self, request: ApprovalRequest) -> Decision:
-        name = request.tool_name
-        verb = "denied" if self.approval == "deny" else "allowed"
-        self.note(f"{name} {verb} without asking: this run cannot show an approval prompt "
-                  "(run with -p yolo or -p readonly to choose).")
+        name = fmt.field(request, "tool_name", "tool")
+        if self.approval != "deny":
+            self.note(f"{name} allowed without asking: this run cannot show an approval prompt.")
+        elif self._explained:
+            self.note(f"{name} denied (headless run, see above).")
+        else:
+            self.note(headless_denial(name))
+            self._explained = True
         return self.approval
 
     def set_state(self, state: str, detail: str = "") -> None:
@@ -181,7 +198,7 @@ class StaticRenderer(TranscriptRecorder):
 def display_bundle(bundle: dict[str, str]) -> None:
     from IPython.display import display
 
-    display(bundle, raw=True)  # type: ignore[no-untyped-call]  # IPython ships no annotations for it
+    display(bundle, raw=True)
 
 
 def display_bundles(bundles: list[dict[str, str]]) -> None:

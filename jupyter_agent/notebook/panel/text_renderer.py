@@ -1,32 +1,31 @@
 """Terminal IPython: the run as plain text on stdout, approvals asked with `allow? [y/n/a/A]`.
 
 Text deltas are written as they come (a terminal has no comm channel to flood). `ask()` reads
-the answer with `input()` in a worker thread so the event loop keeps running meanwhile.
+the answer on the event loop (``terminal_input``), so it keeps running meanwhile and Ctrl-C leaves
+nothing reading the terminal, after showing every line of the call. Nothing a model or a tool wrote reaches the terminal raw: escape
+sequences are removed and invisible characters revealed, so no output can redraw the prompt.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio.to_thread
 
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.status import RunStatus, finish_state
-from jupyter_agent.runtime.events import RunEvent, ToolResultEvent
+from jupyter_agent.notebook.panel.terminal_input import read_line
+from jupyter_agent.notebook.panel.visible import reveal, terminal_safe
 
 if TYPE_CHECKING:
-    from jupyter_agent.features.memory.store import MemoryChange
-    from jupyter_agent.features.plan.state import PlanState
-    from jupyter_agent.notebook.renderer import ChildEvent
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
 ANSWERS: dict[str, Decision] = {"y": "once", "a": "tool", "A": "call", "n": "deny"}
 # A terminal shows the head of a tool's output; the model got the full (capped) text.
 OUTPUT_LINES = 20
-ARGS_LINES = 30
 
 
 class TextRenderer(EventRouter):
@@ -34,16 +33,27 @@ class TextRenderer(EventRouter):
 
     def __init__(self, *, model_label: str = "", session: str = "main", context_window: int | None = None,
                  demo: bool = False, stream: TextIO | None = None,
-                 input_fn: Callable[[str], str] = input) -> None:
+                 input_fn: Callable[[str], str] | None = None) -> None:
         self.status = RunStatus(model_label=model_label, session=session,
                                 context_window=context_window, demo=demo)
         self.on_stop: Callable[[], None] | None = None
         self.on_steer: Callable[[str], bool] | None = None
         self.on_follow_up: Callable[[str], bool] | None = None
         self._out = stream
-        self._input = input_fn
+        self._input = input_fn  # None: the terminal, read on the event loop (see terminal_input)
         self._mode = ""  # "text" | "thinking" while a stream is open
         self._at_line_start = True
+        self._handlers: dict[str, Callable[[Any], None]] = {
+            "run_start": self._on_run_start, "step_start": self._on_step_start,
+            "text_delta": lambda e: self._stream("text", e.delta),
+            "thinking_delta": lambda e: self._stream("thinking", e.delta),
+            "tool_call": self._on_tool_call, "tool_result": self._on_tool_result,
+            "step_finish": self._on_step_finish, "user_message": self._on_user_message,
+            "compacted": lambda e: self.note(
+                f"context compacted: {getattr(e, 'dropped_messages', 0)} earlier messages summarized"),
+            "finish": self._on_finish,
+            "error": lambda e: self.show_error(fmt.error_text(getattr(e, "error", e))),
+        }
 
     @property
     def out(self) -> TextIO:
@@ -52,14 +62,14 @@ class TextRenderer(EventRouter):
 
     async def ask(self, request: ApprovalRequest) -> Decision:
         """Ask on the terminal until the answer is y, n, a or A; end of input denies."""
-        name = request.tool_name
+        name = fmt.field(request, "tool_name", "tool")
         self._line(f"{self._bold('?')} {name} wants to run:")
-        self._args(request.args)
+        self._args(fmt.field(request, "args", {}))
         self.out.flush()
         prompt = f"allow {name}? [y/n/a/A] (y once, a always {name}, A this exact call, n deny) "
         while True:
             try:
-                answer = await anyio.to_thread.run_sync(self._input, prompt, abandon_on_cancel=True)
+                answer = await self._read(prompt)
             except EOFError:
                 return "deny"
             decision = ANSWERS.get(answer.strip())
@@ -67,17 +77,22 @@ class TextRenderer(EventRouter):
                 return decision
             self._line("please answer y, n, a or A")
 
+    async def _read(self, prompt: str) -> str:
+        if self._input is None:
+            return await read_line(prompt, self.out)
+        return await anyio.to_thread.run_sync(self._input, prompt, abandon_on_cancel=True)
+
     def set_state(self, state: str, detail: str = "") -> None:
         self.status.set_state(state, detail)
         if state == "waiting":
             self.note(self.status.state_text())
 
     def show_error(self, text: str) -> None:
-        self._line(f"{self._color('31', 'error:')} {text}")
+        self._line(f"{self._color('31', 'error:')} {terminal_safe(text)}")
 
     def note(self, text: str) -> None:
         if text:
-            self._line(self._dim(f"({text})"))
+            self._line(self._dim(f"({terminal_safe(text)})"))
 
     def flush(self) -> None:
         self._end_stream()
@@ -91,7 +106,7 @@ class TextRenderer(EventRouter):
         self.status.model_label = label
         self.status.context_window = context_window
 
-    def show_plan(self, plan: PlanState) -> None:
+    def show_plan(self, plan: Any) -> None:
         """Prints the checklist each time it changes (a terminal cannot redraw it in place)."""
         from jupyter_agent.features.plan.state import render_plan_text
 
@@ -101,76 +116,73 @@ class TextRenderer(EventRouter):
     def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
         """No buttons here: ``%agent materialize`` puts the code into the next input."""
 
-    def memory_saved(self, *changes: MemoryChange) -> None:
+    def memory_saved(self, *changes: Any) -> None:
         for change in changes:
             undo = f"; %agent memory delete {change.name} removes it" if change.kind == "created" else ""
             self.note(f"memory {change.kind}: {change.name} — {change.summary}{undo}")
 
-    def child_event(self, child_id: str, event: ChildEvent) -> None:
+    def child_event(self, child_id: str, event: Any) -> None:
         """A sub-agent's progress as indented lines (its text is the delegate tool's result)."""
+        kind = getattr(event, "type", None)
         name = child_id.replace("child-", "sub-agent ")
-        if event.type == "child_queued":
-            self._line(self._dim(f"  ↳ {name}: {' '.join(event.task.split())[:100]}"))
-        elif event.type == "tool_call":
-            self._line(self._dim(f"    {name} ▸ {event.name} {fmt.args_summary(event.args)}"))
-        elif event.type == "finish":
-            state, detail = finish_state(event.reason)
+        if kind == "child_queued":
+            self._line(self._dim(f"  ↳ {name}: {terminal_safe(' '.join(event.task.split()))[:100]}"))
+        elif kind == "tool_call":
+            self._line(self._dim(f"    {name} ▸ {event.name} {fmt.args_summary(getattr(event, 'args', {}))}"))
+        elif kind == "finish":
+            state, detail = finish_state(getattr(event, "reason", "completed"))
             self._line(self._dim(f"    {name} {state}" + (f" ({detail})" if detail else "")))
 
-    def _dispatch(self, event: RunEvent) -> None:
-        match event.type:
-            case "run_start":
-                self.status.start(event.step_budget)
-                self.status.set_state("running")
-            case "step_start":
-                self.status.step = event.step
-            case "text_delta":
-                self._stream("text", event.delta)
-            case "thinking_delta":
-                self._stream("thinking", event.delta)
-            case "tool_call":
-                self._line(f"{self._bold('▸ ' + event.name)} {self._dim(fmt.args_summary(event.args))}")
-            case "tool_result":
-                self._on_tool_result(event)
-            case "step_finish":
-                self.status.usage = event.usage or self.status.usage
-            case "user_message":
-                kind = "steer" if event.delivery == "steer" else "follow-up"
-                if event.phase == "queued":
-                    self.note(f"queued {kind}: {event.text}")
-                else:
-                    self._line(f"{self._bold('» you')} ({kind}): {event.text}")
-            case "compacted":
-                self.note(f"context compacted: {event.dropped_messages} earlier messages summarized")
-            case "finish":
-                self.status.usage = event.usage or self.status.usage
-                self.status.set_state(*finish_state(event.reason))
-                self._line(self._dim(self.status.summary()))
-            case "error":
-                self.show_error(fmt.error_text(event.error))
+    def _on_run_start(self, event: Any) -> None:
+        self.status.start(getattr(event, "step_budget", None))
+        self.status.set_state("running")
 
-    def _on_tool_result(self, event: ToolResultEvent) -> None:
-        lines = fmt.output_text(event.content).splitlines()
-        mark = self._color("31", "✗") if event.is_error else self._color("32", "✓")
+    def _on_step_start(self, event: Any) -> None:
+        self.status.step = getattr(event, "step", self.status.step + 1)
+
+    def _on_tool_call(self, event: Any) -> None:
+        summary = fmt.args_summary(getattr(event, "args", {}))
+        self._line(f"{self._bold('▸ ' + event.name)} {self._dim(summary)}")
+
+    def _on_tool_result(self, event: Any) -> None:
+        content = getattr(event, "content", [])
+        lines = terminal_safe(fmt.output_text(content)).split("\n")
+        lines = lines[:-1] if lines and not lines[-1] else lines
+        mark = self._color("31", "✗") if getattr(event, "is_error", False) else self._color("32", "✓")
         self._line(f"  {mark} {event.name}")
         for line in lines[:OUTPUT_LINES]:
             self._line(f"  │ {line}")
         if len(lines) > OUTPUT_LINES:
             self._line(self._dim(f"  │ … {len(lines) - OUTPUT_LINES} more lines"))
-        pictures = fmt.images(event.content)
+        pictures = fmt.images(content)
         if pictures:
             self._line(self._dim(f"  │ [{len(pictures)} image(s) not shown in a terminal]"))
 
-    def _args(self, args: dict[str, object]) -> None:
-        for label, text, _language in fmt.args_sections(args):
-            lines = text.splitlines() or [""]
+    def _on_step_finish(self, event: Any) -> None:
+        self.status.usage = getattr(event, "usage", None) or self.status.usage
+
+    def _on_user_message(self, event: Any) -> None:
+        kind = "steer" if getattr(event, "delivery", "steer") == "steer" else "follow-up"
+        if getattr(event, "phase", "delivered") == "queued":
+            self.note(f"queued {kind}: {event.text}")
+        else:
+            self._line(f"{self._bold('» you')} ({kind}): {terminal_safe(event.text)}")
+
+    def _on_finish(self, event: Any) -> None:
+        self.status.usage = getattr(event, "usage", None) or self.status.usage
+        self.status.set_state(*finish_state(getattr(event, "reason", "completed")))
+        self._line(self._dim(self.status.summary()))
+
+    def _args(self, args: Any) -> None:
+        """Every line of the call: an approval must not hide its tail."""
+        for label, text, _language in fmt.args_sections(args, limit=None):
             self._line(self._dim(f"  {label}:"))
-            for line in lines[:ARGS_LINES]:
+            for line in text.split("\n"):
                 self._line(f"    {line}")
-            if len(lines) > ARGS_LINES:
-                self._line(self._dim(f"    … {len(lines) - ARGS_LINES} more lines"))
 
     def _stream(self, mode: str, delta: str) -> None:
+        # Revealed character by character: a sequence split across deltas is caught at its ESC.
+        delta = reveal(delta)
         if not delta:
             return
         if self._mode != mode:

@@ -27,10 +27,10 @@ def code_html(text: str, language: str = "", *, css: str = "ja-code") -> str:
     return f'<pre class="{css}"{lang}>{escape(text)}</pre>'
 
 
-def args_html(args: Any) -> str:
+def args_html(args: Any, limit: int | None = fmt.ARGS_DISPLAY_CHARS) -> str:
     """Arguments as labelled code blocks (long strings) and pretty JSON (the rest)."""
     parts = []
-    for label, text, language in fmt.args_sections(args):
+    for label, text, language in fmt.args_sections(args, limit):
         parts.append(f'<div class="ja-label">{escape(label)}</div>{code_html(text, language)}')
     return "".join(parts)
 

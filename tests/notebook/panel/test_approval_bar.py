@@ -76,3 +76,35 @@ async def test_a_notebook_edit_is_shown_as_a_diff_of_the_cell_it_changes():
     assert ">-y = 2</span>" in shown and ">+y = &lt;3&gt;</span>" in shown
     bar.buttons["deny"].click()
     await asyncio.wait_for(task, 1)
+
+
+@pytest.mark.anyio
+async def test_the_whole_call_is_shown_once_with_invisible_characters_revealed():
+    bar = ApprovalBar()
+    content = "x" * 30_000 + "TAIL-MARKER"
+    hidden = "rm -rf ~/\u202e# txt.esu\u2069 \u200b\u2066\ufeff\U000e0041"
+    task = asyncio.ensure_future(bar.ask(SimpleNamespace(
+        tool_name="write", args={"path": "a.py", "content": content, "note": hidden},
+        label='write {"path": "a.py", "content": "xxxx..."}')))
+    await asyncio.sleep(0)
+    assert "TAIL-MARKER" in bar._args.value and "more characters not shown" not in bar._args.value
+    assert bar._title.value == "<b>Allow <code>write</code> to run?</b>"  # no raw JSON repeat
+    assert bar._args.value.count("a.py") == 1
+    for code in ("U+202E", "U+2069", "U+200B", "U+2066", "U+FEFF", "U+E0041"):
+        assert f"⟨{code}⟩" in bar._args.value
+    assert not any(ch in bar._args.value for ch in "\u202e\u2069\u200b\u2066\ufeff\U000e0041")
+    bar.decide("deny")
+    assert await task == "deny"
+
+
+@pytest.mark.anyio
+async def test_the_tools_own_label_stays_in_the_title_without_the_arguments_json():
+    bar = ApprovalBar()
+    task = asyncio.ensure_future(bar.ask(SimpleNamespace(
+        tool_name="mcp__demo__add_note", args={"text": "remember"},
+        label='add_note on MCP server demo {"text": "remember"}')))
+    await asyncio.sleep(0)
+    assert bar._title.value == ('<b>Allow <code>mcp__demo__add_note</code> to run?</b> '
+                                '<span class="ja-note">add_note on MCP server demo</span>')
+    bar.decide("once")
+    assert await task == "once"

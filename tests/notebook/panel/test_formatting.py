@@ -36,3 +36,16 @@ def test_error_text():
     assert fmt.error_text(ValueError("bad")) == "ValueError: bad"
     assert fmt.error_text(TimeoutError()) == "TimeoutError"
     assert fmt.error_text("plain") == "plain"
+
+
+def test_shown_text_never_carries_a_key_even_clipped():
+    import uuid
+
+    from jupyter_agent.model.secrets import remember_secret
+
+    key = f"given-{uuid.uuid4().hex}"
+    remember_secret("api_key", key)
+    assert fmt.output_text([{"type": "text", "text": f"env: {key}"}]) == "env: [redacted:api_key]"
+    assert fmt.error_text(ValueError(f"401 for {key}")) == "ValueError: 401 for [redacted:api_key]"
+    assert key[:8] not in fmt.args_summary({"command": f"curl -H 'x: {key}'"}, width=20)
+    assert all(key not in text for _, text, _ in fmt.args_sections({"command": f"echo {key}", "n": key}))

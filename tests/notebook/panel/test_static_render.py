@@ -63,7 +63,10 @@ async def test_ask_denies_with_a_note_unless_configured(kit):
     shown = []
     renderer = StaticRenderer(display=shown.append)
     assert await renderer.ask(kit.event("request", tool_name="bash", args={}, label="bash")) == "deny"
-    assert "bash denied without asking" in renderer.markdown()
+    assert await renderer.ask(kit.event("request", tool_name="write", args={}, label="write")) == "deny"
+    text = renderer.markdown().replace("\\", "")
+    assert "bash denied: a headless run cannot show an approval prompt. To allow mutating tools" in text
+    assert text.count("To allow mutating tools") == 1 and "write denied (headless run, see above)." in text
     allowing = StaticRenderer(approval="once", display=shown.append)
     assert await allowing.ask(kit.event("request", tool_name="bash", args={}, label="bash")) == "once"
 

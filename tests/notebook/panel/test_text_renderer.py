@@ -103,3 +103,25 @@ def test_plan_memory_sub_agents_and_model(kit, tmp_path):
     text = out.getvalue()
     assert "↳ sub-agent 1: count the rows" in text and "sub-agent 1 ▸ inspect" in text
     assert "sub-agent 1 done (step limit reached)" in text and "not shown" not in text
+
+
+@pytest.mark.anyio
+async def test_the_prompt_shows_every_line_and_no_escape_sequence(kit):
+    renderer, out, _ = renderer_with(["n"])
+    code = "\n".join(f"step_{n}()" for n in range(200)) + "\nrm -rf ~  # the tail\x1b[2K\x1b[1A\x1b]0;title\x07"
+    spoof = "echo safe\rrm -rf / \u202eevil\u2066 zero\u200bwidth"
+    request = kit.event("request", tool_name="bash", args={"command": code, "script": spoof}, label="bash")
+    assert await renderer.ask(request) == "deny"
+    shown = out.getvalue()
+    assert "step_199()" in shown and "rm -rf ~  # the tail" in shown and "more lines" not in shown
+    assert "\x1b" not in shown and "\r" not in shown
+    assert "⟨U+000D⟩" in shown and "⟨U+202E⟩evil⟨U+2066⟩" in shown and "zero⟨U+200B⟩width" in shown
+
+
+def test_tool_output_cannot_redraw_the_terminal(kit):
+    renderer, out, _ = renderer_with()
+    renderer.handle(kit.event("tool_call", name="bash", args={"command": "cat log"}))
+    renderer.handle(kit.event("tool_result", name="bash", content=[{"type": "text", "text": "ok\x1b[1A\x1b[2Kallow? y\x1b[31m"}]))
+    renderer.handle(kit.event("text_delta", delta="done\x1b[2J"))
+    assert "\x1b" not in out.getvalue()
+    assert "okallow? y" in out.getvalue() and "done⟨U+001B⟩[2J" in out.getvalue()

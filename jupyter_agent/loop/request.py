@@ -1,4 +1,4 @@
-"""Per-request settings (run options with one request's overrides) and turn snapshots."""
+"""One request's settings (the loop's options with that request's overrides) and the ``TurnInfo`` snapshot."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from jupyter_agent.loop.types import AgentLoopOptions, AgentTool, RequestPrepara
 
 
 @dataclass
-class TurnSettings:
+class RequestSettings:
     model: Model
     stream_fn: StreamFn
     system_prompt: str | None
@@ -19,7 +19,7 @@ class TurnSettings:
     stream_options: StreamOptions | None
 
     @classmethod
-    def resolve(cls, options: AgentLoopOptions, preparation: RequestPreparation | None) -> "TurnSettings":
+    def resolve(cls, options: AgentLoopOptions, preparation: RequestPreparation | None) -> "RequestSettings":
         prep = preparation or RequestPreparation()
         stream_fn = prep.stream_fn or options.stream_fn
         assert stream_fn is not None, "validate_options refuses a loop without a stream_fn"
@@ -43,7 +43,7 @@ class TurnSettings:
 class _LazyTurnInfo(TurnInfo):
     """``TurnInfo`` whose history snapshot is deep-copied on first access.
 
-    Most hosts never read it; copying the whole transcript every turn would make a long run
+    Most hosts never read it; copying the whole transcript every step would make a long run
     quadratic. Read it during the callback: it is taken from the live history at that moment.
     """
 
