@@ -79,7 +79,8 @@ def test_stop_while_agent_run_python_loops(lab, browser_page):
     panel.get_by_role("button", name="Stop").click()
     outcome = None
     while time.monotonic() - clicked < 20:
-        text = cells.nth(1).inner_text(timeout=5_000)  # the live panel, or its static rendering once done
+        # text_content, not inner_text: once done, the static rendering keeps the tool card in a closed <details>.
+        text = cells.nth(1).text_content(timeout=5_000) or ""
         if "Interrupted (AgentInterrupted)" in text:
             outcome = "stopped"
             break
