@@ -21,10 +21,14 @@ import shutil
 import sys
 from typing import Any
 
-NOT_BUILT = ("jupyter-agent: Node.js is not on PATH, so the JupyterLab extension is not built "
-             "(the agent works; install Node.js >= 18 and reinstall to get materialize and the sessions sidebar).")
-NEEDS_NODE = ("Building jupyter-agent's JupyterLab extension from source needs Node.js >= 18 on PATH. "
-              "Install from an sdist or wheel (they carry it prebuilt), or install Node.js.")
+NOT_BUILT = (
+    "jupyter-agent: Node.js is not on PATH, so the JupyterLab extension is not built "
+    "(the agent works; install Node.js >= 18 and reinstall to get materialize and the sessions sidebar)."
+)
+NEEDS_NODE = (
+    "Building jupyter-agent's JupyterLab extension from source needs Node.js >= 18 on PATH. "
+    "Install from an sdist or wheel (they carry it prebuilt), or install Node.js."
+)
 
 
 def build(target_name: str, version: str, **kwargs: Any) -> None:

@@ -40,8 +40,7 @@ def free_port() -> int:
 def check_lab(command: str, notebook: Path) -> None:
     port = free_port()
     argv = [*shlex.split(command), "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1"]
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                               start_new_session=True)
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     wanted = re.compile(rf"http://127\.0\.0\.1:{port}/lab/tree/{re.escape(notebook.name)}\?token=\w+")
     # A server that hangs silently is stopped, which ends the loop below.
     watchdog = threading.Timer(LAB_TIMEOUT, lambda: os.killpg(process.pid, signal.SIGTERM))
@@ -91,8 +90,9 @@ def output_text(output: dict) -> str:
 def run_notebook(path: Path) -> None:
     notebook = nbformat.read(path, as_version=4)
     started = time.monotonic()
-    client = NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        notebook, timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    )
     client.execute()
     problems = []
     for index, cell in enumerate(notebook.cells):

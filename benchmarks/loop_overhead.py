@@ -78,8 +78,12 @@ async def main(turns: int, rounds: int) -> None:
         loop_times.append(loop)
         base_times.append(base)
     print(f"turns={turns} rounds={rounds} stream events/run={base_events} loop events/run={loop_events}")
-    print(f"baseline median {statistics.median(base_times) * 1000:.0f} ms, loop median {statistics.median(loop_times) * 1000:.0f} ms")
-    print(f"loop/baseline ratio: median {statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}); target <= 1.30")
+    print(
+        f"baseline median {statistics.median(base_times) * 1000:.0f} ms, loop median {statistics.median(loop_times) * 1000:.0f} ms"
+    )
+    print(
+        f"loop/baseline ratio: median {statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}); target <= 1.30"
+    )
 
 
 if __name__ == "__main__":

@@ -27,10 +27,10 @@ from types import SimpleNamespace
 
 import ipywidgets as W
 
-from jupyter_agent.testing.sample_answer import sample_answer
 from jupyter_agent.notebook.panel import AgentPanel
 from jupyter_agent.notebook.panel.coalescer import ManualClock
 from jupyter_agent.notebook.panel.comm_meter import CommMeter
+from jupyter_agent.testing.sample_answer import sample_answer
 
 BYTES_TARGET = 5.0
 RATE_TARGET = 25.0
@@ -64,10 +64,8 @@ class Row:
         return self.updates / self.duration if self.duration > 0 else None
 
 
-
-
 def deltas(answer: str, size: int) -> list[str]:
-    return [answer[start:start + size] for start in range(0, len(answer), size)]
+    return [answer[start : start + size] for start in range(0, len(answer), size)]
 
 
 def stream_panel(answer: str, pace: float, delta: int = 10) -> Row:
@@ -87,8 +85,18 @@ def stream_panel(answer: str, pace: float, delta: int = 10) -> Row:
         started = time.perf_counter()
         panel.handle(SimpleNamespace(type="finish", reason="completed", text=answer, usage=None))
         cpu += time.perf_counter() - started
-        return Row("panel", pace, len(answer), meter.messages, meter.content_bytes,
-                   meter.wire_bytes_estimate, panel._coalescer.flushes, clock.now(), cpu, len(pieces))
+        return Row(
+            "panel",
+            pace,
+            len(answer),
+            meter.messages,
+            meter.content_bytes,
+            meter.wire_bytes_estimate,
+            panel._coalescer.flushes,
+            clock.now(),
+            cpu,
+            len(pieces),
+        )
 
 
 def stream_naive(answer: str, pace: float, delta: int = 10) -> Row:
@@ -101,8 +109,18 @@ def stream_naive(answer: str, pace: float, delta: int = 10) -> Row:
         for piece in pieces:
             html.value += piece
         cpu = time.perf_counter() - started
-        return Row("naive", pace, len(answer), meter.messages, meter.content_bytes,
-                   meter.wire_bytes_estimate, len(pieces), pace * len(pieces), cpu, len(pieces))
+        return Row(
+            "naive",
+            pace,
+            len(answer),
+            meter.messages,
+            meter.content_bytes,
+            meter.wire_bytes_estimate,
+            len(pieces),
+            pace * len(pieces),
+            cpu,
+            len(pieces),
+        )
 
 
 def construction_bytes() -> tuple[int, int]:
@@ -175,8 +193,10 @@ def format_rows(rows: list[Row]) -> list[str]:
             f"{1e6 * row.cpu_seconds / row.deltas:>9.1f} "
             f"{naive.content_bytes / row.content_bytes:>8.0f}×  {verdict}"
         )
-    lines.append(f"targets: content bytes ≤ {BYTES_TARGET:g}× the answer, ≤ {RATE_TARGET:g} updates/s; "
-                 "naive is measured in the same run (its bytes do not depend on the pace)")
+    lines.append(
+        f"targets: content bytes ≤ {BYTES_TARGET:g}× the answer, ≤ {RATE_TARGET:g} updates/s; "
+        "naive is measured in the same run (its bytes do not depend on the pace)"
+    )
     return lines
 
 
@@ -184,15 +204,18 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chars", type=int, default=20_000)
     parser.add_argument("--delta", type=int, default=10)
-    parser.add_argument("--kernel", action="store_true",
-                        help="also run the kernel part (benchmarks/panel_kernel.py: kernel_report())")
+    parser.add_argument(
+        "--kernel", action="store_true", help="also run the kernel part (benchmarks/panel_kernel.py: kernel_report())"
+    )
     args = parser.parse_args(argv)
     print("== panel, in process (virtual clock, counting comm) ==")
     for line in format_rows(in_process(args.chars, args.delta)):
         print(line)
     messages, content = construction_bytes()
-    print(f"opening the panel (once per turn, not in the rows above): {messages} messages, "
-          f"{content:,} content bytes = {content / args.chars:.2f}× a {args.chars:,}-character answer")
+    print(
+        f"opening the panel (once per turn, not in the rows above): {messages} messages, "
+        f"{content:,} content bytes = {content / args.chars:.2f}× a {args.chars:,}-character answer"
+    )
     if args.kernel:
         print("== panel, in real kernels ==")
         kernel_part = runpy.run_path(str(Path(__file__).with_name("panel_kernel.py")))

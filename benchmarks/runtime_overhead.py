@@ -66,8 +66,14 @@ async def through_runtime(steps: int) -> tuple[tuple[float, float], int]:
 
     clock = Clock()
     run = run_agent(
-        model.model(context_window=WINDOW), "go", tools=[TOOL], stream_fn=model, max_steps=steps + 1,
-        max_spend_usd=1_000.0, rates=Rates(input=3, output=15), permissions=PermissionPolicy("yolo"),
+        model.model(context_window=WINDOW),
+        "go",
+        tools=[TOOL],
+        stream_fn=model,
+        max_steps=steps + 1,
+        max_spend_usd=1_000.0,
+        rates=Rates(input=3, output=15),
+        permissions=PermissionPolicy("yolo"),
     )
     run.add_listener(listener)
     result = await run.result()
@@ -96,9 +102,13 @@ async def main(steps: int, rounds: int) -> None:
         runtime_walls.append(run_wall)
         loop_walls.append(loop_wall)
     print(f"steps={steps} rounds={rounds} messages/run={messages} run events/run={events}")
-    print(f"bare loop median {statistics.median(loop_walls) * 1000:.0f} ms, run_agent median {statistics.median(runtime_walls) * 1000:.0f} ms")
+    print(
+        f"bare loop median {statistics.median(loop_walls) * 1000:.0f} ms, run_agent median {statistics.median(runtime_walls) * 1000:.0f} ms"
+    )
     print(f"run_agent/loop wall ratio: median {statistics.median(wall):.2f} (min {min(wall):.2f}, max {max(wall):.2f})")
-    print(f"run_agent/loop CPU ratio:  median {statistics.median(cpu):.2f} (min {min(cpu):.2f}, max {max(cpu):.2f}); target <= 1.20")
+    print(
+        f"run_agent/loop CPU ratio:  median {statistics.median(cpu):.2f} (min {min(cpu):.2f}, max {max(cpu):.2f}); target <= 1.20"
+    )
 
 
 if __name__ == "__main__":

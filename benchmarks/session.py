@@ -93,14 +93,22 @@ def main() -> None:
     ratio = last / first
     gc_first, gc_last = windows(with_gc)
     medians = statistics.median(with_gc[-WINDOW:]) / statistics.median(with_gc[:WINDOW])
-    print(f"append: first {WINDOW} {first * 1e3:.1f} ms, last {WINDOW} {last * 1e3:.1f} ms "
-          f"({sum(durations) / MESSAGES * 1e6:.0f} us/append over {MESSAGES})")
-    print(f"append ratio last/first {WINDOW}: {ratio:.2f} (target <= {RATIO_TARGET}) "
-          f"{'OK' if ratio <= RATIO_TARGET else 'OVER TARGET'}")
-    print(f"  with the garbage collector running: {gc_last / gc_first:.2f} "
-          f"({gc_first * 1e3:.1f} ms -> {gc_last * 1e3:.1f} ms); median append ratio {medians:.2f}")
-    print(f"load {MESSAGES} messages ({size_mb:.1f} MB): {load:.3f} s (target <= {LOAD_TARGET_S} s) "
-          f"{'OK' if load <= LOAD_TARGET_S else 'OVER TARGET'}")
+    print(
+        f"append: first {WINDOW} {first * 1e3:.1f} ms, last {WINDOW} {last * 1e3:.1f} ms "
+        f"({sum(durations) / MESSAGES * 1e6:.0f} us/append over {MESSAGES})"
+    )
+    print(
+        f"append ratio last/first {WINDOW}: {ratio:.2f} (target <= {RATIO_TARGET}) "
+        f"{'OK' if ratio <= RATIO_TARGET else 'OVER TARGET'}"
+    )
+    print(
+        f"  with the garbage collector running: {gc_last / gc_first:.2f} "
+        f"({gc_first * 1e3:.1f} ms -> {gc_last * 1e3:.1f} ms); median append ratio {medians:.2f}"
+    )
+    print(
+        f"load {MESSAGES} messages ({size_mb:.1f} MB): {load:.3f} s (target <= {LOAD_TARGET_S} s) "
+        f"{'OK' if load <= LOAD_TARGET_S else 'OVER TARGET'}"
+    )
 
 
 if __name__ == "__main__":

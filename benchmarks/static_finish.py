@@ -47,7 +47,7 @@ def rendering_bytes(chars: int = ANSWER_CHARS) -> tuple[int, int, int]:
             self.__dict__.update(fields)
 
     for start in range(0, len(answer), 10):
-        recorder.handle(Event("text_delta", delta=answer[start:start + 10]))
+        recorder.handle(Event("text_delta", delta=answer[start : start + 10]))
     recorder.handle(Event("finish", reason="completed", text=answer, usage=None))
     [bundle] = recorder.document.bundles(summary=recorder.summary())
     size = len(answer.encode())
@@ -57,8 +57,7 @@ def rendering_bytes(chars: int = ANSWER_CHARS) -> tuple[int, int, int]:
 def _kernel(folder: pathlib.Path, retain: bool) -> KernelHarness:
     notebook = folder / "bench.ipynb"
     notebook.write_text("{}")
-    harness = KernelHarness(env={"JPY_SESSION_NAME": str(notebook), "JUPYTER_AGENT_MODEL": "demo"},
-                            cwd=str(folder)).start()
+    harness = KernelHarness(env={"JPY_SESSION_NAME": str(notebook), "JUPYTER_AGENT_MODEL": "demo"}, cwd=str(folder)).start()
     harness.execute("%load_ext jupyter_agent")
     harness.execute(AGENT_TEST_SETUP)
     if retain:
@@ -113,16 +112,19 @@ def main() -> None:
 
     answer, markdown, html = rendering_bytes()
     ratio = (markdown + html) / answer
-    print(f"static rendering of a {answer / 1000:.0f} KB answer: markdown {markdown:,} B + html {html:,} B "
-          f"= {ratio:.2f}x the answer (target <= {BYTES_TARGET}x): {'ok' if ratio <= BYTES_TARGET else 'MISSED'}")
+    print(
+        f"static rendering of a {answer / 1000:.0f} KB answer: markdown {markdown:,} B + html {html:,} B "
+        f"= {ratio:.2f}x the answer (target <= {BYTES_TARGET}x): {'ok' if ratio <= BYTES_TARGET else 'MISSED'}"
+    )
 
     growth = memory_growth(args.rounds, args.turns_per_round)
     turns = args.rounds * args.turns_per_round
-    print(f"kernel RSS growth over {turns} turns ({args.rounds} interleaved rounds of {args.turns_per_round}), "
-          "per round min-median-max, total:")
+    print(
+        f"kernel RSS growth over {turns} turns ({args.rounds} interleaved rounds of {args.turns_per_round}), "
+        "per round min-median-max, total:"
+    )
     for mode, values in growth.items():
-        print(f"  {mode:9s} {_mb(min(values))} - {_mb(statistics.median(values))} - {_mb(max(values))}; "
-              f"total {_mb(sum(values))}")
+        print(f"  {mode:9s} {_mb(min(values))} - {_mb(statistics.median(values))} - {_mb(max(values))}; total {_mb(sum(values))}")
     static, retained = sum(growth["static"]), sum(growth["retained"])
     if static > 0:
         print(f"  retained widgets grow RSS {retained / static:.1f}x as much as the static finish")

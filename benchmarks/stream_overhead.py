@@ -39,7 +39,8 @@ def start_server(chunks: int) -> tuple[subprocess.Popen, str]:
     script.close()
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter_agent.testing.fake_provider", "--script", script.name, "--repeat"],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     line = server.stdout.readline()  # "fake provider listening on http://127.0.0.1:PORT/v1"
     os.unlink(script.name)
@@ -113,11 +114,14 @@ async def main(chunks: int, rounds: int) -> None:
         await raw_acompletion(model)  # warm up litellm's lazy first-call setup, both paths
         await through_stream_fn(model)
         runs: dict[str, list] = {"a": [], "b": [], "c": []}
-        paths = {"a": through_stream_fn, "b": raw_acompletion,
-                 "c": lambda model: raw_acompletion(model, yield_every=YIELD_INTERVAL)}
+        paths = {
+            "a": through_stream_fn,
+            "b": raw_acompletion,
+            "c": lambda model: raw_acompletion(model, yield_every=YIELD_INTERVAL),
+        }
         for round_number in range(rounds):
             # Rotate which path goes first, so drift on a shared machine hits all alike.
-            order = ["a", "b", "c"][round_number % 3:] + ["a", "b", "c"][:round_number % 3]
+            order = ["a", "b", "c"][round_number % 3 :] + ["a", "b", "c"][: round_number % 3]
             for name in order:
                 await settle()
                 runs[name].append(await paths[name](model))
@@ -125,18 +129,27 @@ async def main(chunks: int, rounds: int) -> None:
         server.terminate()
         server.wait(timeout=10)
     a_runs, b_runs, c_runs = runs["a"], runs["b"], runs["c"]
-    print(f"chunks={chunks} rounds={rounds}  (a) loop events/run={a_runs[0]['events']:.0f}  (b) raw chunks/run={b_runs[0]['events']:.0f}")
-    for label, path_runs in (("(a) litellm_stream -> loop events", a_runs), ("(b) litellm.acompletion raw", b_runs),
-                             ("(c) raw + litellm_stream's yields", c_runs)):
+    print(
+        f"chunks={chunks} rounds={rounds}  (a) loop events/run={a_runs[0]['events']:.0f}  (b) raw chunks/run={b_runs[0]['events']:.0f}"
+    )
+    for label, path_runs in (
+        ("(a) litellm_stream -> loop events", a_runs),
+        ("(b) litellm.acompletion raw", b_runs),
+        ("(c) raw + litellm_stream's yields", c_runs),
+    ):
         print(f"{label:35} median {ms([r['total'] for r in path_runs])} wall, {ms([r['cpu'] for r in path_runs])} cpu")
     for base_name, base_runs in (("b", b_runs), ("c", c_runs)):
         # CPU time of this process only: steady when other processes share the cores.
         for kind in ("total", "cpu"):
             ratios = [a[kind] / b[kind] for a, b in zip(a_runs, base_runs)]
-            print(f"ratio a/{base_name} ({'wall' if kind == 'total' else 'cpu'}): median {statistics.median(ratios):.3f}  "
-                  f"(min {min(ratios):.3f}, max {max(ratios):.3f}; target <= 1.10)")
+            print(
+                f"ratio a/{base_name} ({'wall' if kind == 'total' else 'cpu'}): median {statistics.median(ratios):.3f}  "
+                f"(min {min(ratios):.3f}, max {max(ratios):.3f}; target <= 1.10)"
+            )
     print(f"time to first event (a) {ms([r['first'] for r in a_runs])} vs first raw chunk (b) {ms([r['first'] for r in b_runs])}")
-    print(f"time to first text delta (a) {ms([r['content'] for r in a_runs])} vs first content chunk (b) {ms([r['content'] for r in b_runs])}")
+    print(
+        f"time to first text delta (a) {ms([r['content'] for r in a_runs])} vs first content chunk (b) {ms([r['content'] for r in b_runs])}"
+    )
 
 
 if __name__ == "__main__":

@@ -79,9 +79,7 @@ class ToolCall(_Block):
 
 
 UserContentBlock = Annotated[Union[TextContent, ImageContent], Field(discriminator="type")]
-AssistantContentBlock = Annotated[
-    Union[TextContent, ThinkingContent, ToolCall], Field(discriminator="type")
-]
+AssistantContentBlock = Annotated[Union[TextContent, ThinkingContent, ToolCall], Field(discriminator="type")]
 UserContent = Union[str, list[UserContentBlock]]
 
 
@@ -146,9 +144,7 @@ class ToolResultMessage(_Block):
         return "".join(block.text for block in self.content if isinstance(block, TextContent))
 
 
-Message = Annotated[
-    Union[UserMessage, AssistantMessage, ToolResultMessage], Field(discriminator="role")
-]
+Message = Annotated[Union[UserMessage, AssistantMessage, ToolResultMessage], Field(discriminator="role")]
 
 MessageT = TypeVar("MessageT", bound=BaseModel)
 

@@ -16,7 +16,14 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "jupyter_agent"
 LAYERS = {
-    "messages": 0, "model": 1, "loop": 2, "runtime": 3, "tools": 4, "session": 5, "features": 6, "notebook": 7,
+    "messages": 0,
+    "model": 1,
+    "loop": 2,
+    "runtime": 3,
+    "tools": 4,
+    "session": 5,
+    "features": 6,
+    "notebook": 7,
     "testing": 8,
 }
 CORE = {"messages", "model", "loop", "runtime"}

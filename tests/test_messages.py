@@ -29,12 +29,22 @@ SAMPLES = [
             TextContent(text="answer"),
             ToolCall(id="c1", name="read", arguments={"path": "a.py", "nested": {"list": [1, 2.5, None]}}),
         ],
-        api="litellm", provider="openai", model="gpt-x",
-        usage=Usage(input=10, output=5, cache_read=2, cache_write=1, total_tokens=18, cost=Cost(input=0.1, output=0.2, total=0.3)),
+        api="litellm",
+        provider="openai",
+        model="gpt-x",
+        usage=Usage(
+            input=10, output=5, cache_read=2, cache_write=1, total_tokens=18, cost=Cost(input=0.1, output=0.2, total=0.3)
+        ),
         stop_reason="tool_use",
     ),
     AssistantMessage(stop_reason="error", error_message="boom"),
-    ToolResultMessage(tool_call_id="c1", tool_name="read", content=[TextContent(text="x"), ImageContent(data="aGk=", mime_type="image/png")], details={"lines": 3}, is_error=True),
+    ToolResultMessage(
+        tool_call_id="c1",
+        tool_name="read",
+        content=[TextContent(text="x"), ImageContent(data="aGk=", mime_type="image/png")],
+        details={"lines": 3},
+        is_error=True,
+    ),
 ]
 
 

@@ -33,8 +33,7 @@ def test_the_library_snippet_runs_as_a_plain_script(tmp_path):
         provider.queue(text("A short ", "summary."))
         # litellm sends "openai/..." models to OPENAI_API_BASE: here the fake provider on 127.0.0.1.
         env.update(OPENAI_API_KEY="sk-test", OPENAI_API_BASE=provider.api_base, PYTHONPATH=str(ROOT))
-        done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=120)
+        done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("A short summary.\ncompleted: 1 steps, $")
 
@@ -52,4 +51,4 @@ def test_ci_runs_exactly_the_readme_test_commands():
     commands = blocks(section("Tests"), "bash")[0].strip().splitlines()
     assert commands == ['pip install -e ".[test]"', "python -m pytest"]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert 'readme_commands Tests' in ci  # .ci/run executes the block itself, not a copy of it
+    assert "readme_commands Tests" in ci  # .ci/run executes the block itself, not a copy of it

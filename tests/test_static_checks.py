@@ -26,7 +26,6 @@ def test_ruff_finds_no_lint():
     check("ruff", "check", ".")
 
 
-@pytest.mark.xfail(strict=False, reason="repository reformat pending; the integrator enables this check after it")
 def test_the_code_is_formatted():
     check("ruff", "format", "--check", ".")
 

@@ -71,7 +71,9 @@ class TurnFeatures:
                 renderer.child_event(child_id, event)
 
             features.delegation = DelegationContext(
-                resolved.model, resolved.stream_fn or _default_stream_fn(), tools=base_tools,
+                resolved.model,
+                resolved.stream_fn or _default_stream_fn(),
+                tools=base_tools,
                 on_child_event=on_child_event,
             )
             features.tools.append(delegate_tool(features.delegation))
@@ -95,8 +97,11 @@ class TurnFeatures:
         note(SAVING_MEMORY)
         try:
             changes = await self.memory.after_turn(
-                resolved.stream_fn or _default_stream_fn(), model, result.messages[prior_count:],
-                signal=self._extraction.signal, on_usage=lambda usage: store.record_usage(usage, model=model, purpose="memory"),
+                resolved.stream_fn or _default_stream_fn(),
+                model,
+                result.messages[prior_count:],
+                signal=self._extraction.signal,
+                on_usage=lambda usage: store.record_usage(usage, model=model, purpose="memory"),
             )
         finally:
             note("")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import inspect
 from typing import Callable, Sequence
 
-from jupyter_agent.messages import AssistantMessage, Message, UserContent
-from jupyter_agent.model import Model, StreamFn, StreamOptions
 from jupyter_agent.loop.abort import AbortController
 from jupyter_agent.loop.agent_loop import run_agent_loop
 from jupyter_agent.loop.types import AgentLoopError, AgentLoopOptions, AgentTool, EventListener, LoopEvent
+from jupyter_agent.messages import AssistantMessage, Message, UserContent
+from jupyter_agent.model import Model, StreamFn, StreamOptions
 
 ALREADY_RUNNING = "Agent is already running"
 
@@ -25,8 +25,12 @@ class Agent:
         max_turns: int | None = None,
     ) -> None:
         self.options = AgentLoopOptions(
-            model=model, stream_fn=stream_fn, system_prompt=system_prompt, tools=tuple(tools),
-            stream_options=stream_options, max_turns=max_turns,
+            model=model,
+            stream_fn=stream_fn,
+            system_prompt=system_prompt,
+            tools=tuple(tools),
+            stream_options=stream_options,
+            max_turns=max_turns,
         )
         self.messages: list[Message] = []
         self._listeners: list[EventListener] = []
@@ -54,9 +58,7 @@ class Agent:
             raise AgentLoopError(ALREADY_RUNNING)
         self._controller = AbortController()
         try:
-            return await run_agent_loop(
-                content, self.messages, self.options, self._dispatch, self._controller.signal
-            )
+            return await run_agent_loop(content, self.messages, self.options, self._dispatch, self._controller.signal)
         finally:
             self._controller = None
 

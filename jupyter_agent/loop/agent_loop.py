@@ -11,26 +11,26 @@ import asyncio
 import inspect
 from typing import Any, Callable
 
-from jupyter_agent.messages import AssistantMessage, Message, ToolCall, UserContent, UserMessage, copy_json, copy_message
-from jupyter_agent.model import Context
 from jupyter_agent.loop.abort import AbortController, AbortSignal, RunCancelled, cancelled_details
 from jupyter_agent.loop.events import Emitter
 from jupyter_agent.loop.execute_tool import describe_exception, error_result, execute_tool
 from jupyter_agent.loop.normalize_input import build_model_input
-from jupyter_agent.loop.stream_response import stream_model_response
 from jupyter_agent.loop.request import RequestSettings, snapshot_turn
+from jupyter_agent.loop.stream_response import stream_model_response
 from jupyter_agent.loop.types import (
     AgentLoopError,
     AgentLoopOptions,
     EventListener,
     MessageEndEvent,
     MessageStartEvent,
-    ToolExecutionEndEvent,
     SteeringFn,
+    ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     TurnDecision,
 )
 from jupyter_agent.loop.validate_input import validate_loop_input, validate_user_content
+from jupyter_agent.messages import AssistantMessage, Message, ToolCall, UserContent, UserMessage, copy_json, copy_message
+from jupyter_agent.model import Context
 
 TRUNCATED = "Model response was truncated (length)"
 
@@ -99,7 +99,9 @@ def _reject_stop_reason(message: AssistantMessage) -> None:
         raise AgentLoopError(TRUNCATED)
 
 
-async def _run_tool_batch(calls: list[ToolCall], settings: RequestSettings, history: list[Message], emit: Emitter, signal: AbortSignal) -> None:
+async def _run_tool_batch(
+    calls: list[ToolCall], settings: RequestSettings, history: list[Message], emit: Emitter, signal: AbortSignal
+) -> None:
     for call in calls:
         signal.throw_if_aborted()
         await emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=copy_json(call.arguments)))
@@ -107,9 +109,11 @@ async def _run_tool_batch(calls: list[ToolCall], settings: RequestSettings, hist
         # History first: a failing listener must not leave the call unanswered.
         history.append(result)
         if emit.active:
-            await emit(ToolExecutionEndEvent(
-                tool_call_id=call.id, tool_name=call.name, result=result.model_copy(deep=True), is_error=result.is_error
-            ))
+            await emit(
+                ToolExecutionEndEvent(
+                    tool_call_id=call.id, tool_name=call.name, result=result.model_copy(deep=True), is_error=result.is_error
+                )
+            )
             await emit.message(MessageStartEvent, result)
             await emit.message(MessageEndEvent, result)
 
@@ -120,7 +124,7 @@ async def _pair_unanswered(message: AssistantMessage, history: list[Message], fa
         return  # replay drops such assistants, and their calls with them
     # Only results after this message answer it: an earlier turn may have used the same call id.
     start = next((i for i in range(len(history) - 1, -1, -1) if history[i] is message), -1)
-    answered = {m.tool_call_id for m in history[start + 1:] if m.role == "tool_result"}
+    answered = {m.tool_call_id for m in history[start + 1 :] if m.role == "tool_result"}
     # Stopped (Stop, Interrupt, a cancelled task) rather than failed: the views say "cancelled".
     cancelled = isinstance(failure, (asyncio.CancelledError, RunCancelled))
     if isinstance(failure, asyncio.CancelledError):
@@ -150,7 +154,9 @@ async def _append_user(message: UserMessage, history: list[Message], emit: Emitt
     await emit.message(MessageEndEvent, message)
 
 
-async def _deliver(poll: SteeringFn | None, history: list[Message], emit: Emitter, signal: AbortSignal, options: AgentLoopOptions) -> bool:
+async def _deliver(
+    poll: SteeringFn | None, history: list[Message], emit: Emitter, signal: AbortSignal, options: AgentLoopOptions
+) -> bool:
     """Appends each queued input as a user message; returns whether any arrived."""
     items = await _call(poll, signal)
     if not items:

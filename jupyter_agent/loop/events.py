@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import inspect
 
+from jupyter_agent.loop.types import EventListener, LoopEvent, MessageUpdateEvent
 from jupyter_agent.messages import Message, copy_message
 from jupyter_agent.model.events import PartialEvent
-from jupyter_agent.loop.types import EventListener, LoopEvent, MessageUpdateEvent
 
 
 class Emitter:

@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from jupyter_agent.messages import copy_json, ImageContent, TextContent, ToolCall, ToolResultMessage
 from jupyter_agent.loop.abort import AbortSignal, abortable
 from jupyter_agent.loop.types import AgentTool, ToolOutput
+from jupyter_agent.messages import ImageContent, TextContent, ToolCall, ToolResultMessage, copy_json
 
 _LISTED_TOOLS = 20  # enough to recover from a typo without flooding the context
 
@@ -39,9 +39,7 @@ def validation_failed(name: str, error: ValidationError, arguments: dict[str, An
 
 
 def error_result(call: ToolCall, text: str) -> ToolResultMessage:
-    return ToolResultMessage(
-        tool_call_id=call.id, tool_name=call.name, content=[TextContent(text=text)], is_error=True
-    )
+    return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=[TextContent(text=text)], is_error=True)
 
 
 def describe_exception(error: BaseException) -> str:

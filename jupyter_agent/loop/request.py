@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from jupyter_agent.loop.types import AgentLoopOptions, AgentTool, RequestPreparation, TurnInfo
 from jupyter_agent.messages import AssistantMessage, Message, copy_message
 from jupyter_agent.model import Model, StreamFn, StreamOptions, ToolSpec
-from jupyter_agent.loop.types import AgentLoopOptions, AgentTool, RequestPreparation, TurnInfo
 
 
 @dataclass

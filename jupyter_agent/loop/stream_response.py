@@ -6,6 +6,9 @@ import inspect
 from collections.abc import AsyncIterable
 from typing import Awaitable, Callable
 
+from jupyter_agent.loop.abort import AbortSignal, abortable
+from jupyter_agent.loop.events import Emitter
+from jupyter_agent.loop.types import AgentLoopError, MessageStartEvent
 from jupyter_agent.messages import AssistantMessage
 from jupyter_agent.model import (
     STREAM_ENDED_WITHOUT_RESULT,
@@ -16,13 +19,10 @@ from jupyter_agent.model import (
     ErrorEvent,
     Model,
     ModelInputMetadata,
-    StreamFn,
     StartEvent,
+    StreamFn,
     StreamOptions,
 )
-from jupyter_agent.loop.abort import AbortSignal, abortable
-from jupyter_agent.loop.events import Emitter
-from jupyter_agent.loop.types import AgentLoopError, MessageStartEvent
 
 UPDATE_BEFORE_START = "Model stream sent an update before start"
 

@@ -7,6 +7,7 @@ from typing import Any, Awaitable, Callable, Literal, Sequence, Union
 
 from pydantic import BaseModel
 
+from jupyter_agent.loop.abort import AbortSignal
 from jupyter_agent.messages import (
     AssistantMessage,
     ImageContent,
@@ -16,7 +17,6 @@ from jupyter_agent.messages import (
     UserContent,
 )
 from jupyter_agent.model import AssistantMessageEvent, Model, StreamFn, StreamOptions, ToolSpec
-from jupyter_agent.loop.abort import AbortSignal
 
 
 class AgentLoopError(RuntimeError):
@@ -150,7 +150,5 @@ class ToolExecutionEndEvent:
     type: Literal["tool_execution_end"] = "tool_execution_end"
 
 
-LoopEvent = Union[
-    MessageStartEvent, MessageUpdateEvent, MessageEndEvent, ToolExecutionStartEvent, ToolExecutionEndEvent
-]
+LoopEvent = Union[MessageStartEvent, MessageUpdateEvent, MessageEndEvent, ToolExecutionStartEvent, ToolExecutionEndEvent]
 EventListener = Callable[[LoopEvent], Awaitable[None] | None]

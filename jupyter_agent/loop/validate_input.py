@@ -6,8 +6,8 @@ import math
 
 from pydantic import ValidationError
 
-from jupyter_agent.messages import ImageContent, Message, TextContent, UserContent, UserMessage
 from jupyter_agent.loop.types import AgentLoopOptions
+from jupyter_agent.messages import ImageContent, Message, TextContent, UserContent, UserMessage
 
 PROMPT_REQUIRED = "Prompt is required"
 INVALID_PROMPT_CONTENT = "Invalid prompt content"
@@ -19,9 +19,7 @@ def image_not_supported(model_id: str) -> str:
     return f"Model {model_id} does not support image input"
 
 
-def validate_loop_input(
-    content: UserContent | None, history: list[Message], options: AgentLoopOptions
-) -> UserMessage | None:
+def validate_loop_input(content: UserContent | None, history: list[Message], options: AgentLoopOptions) -> UserMessage | None:
     """Returns the user message to append (``None`` when continuing history) or raises ``ValueError``."""
     if options.stream_fn is None:
         raise ValueError(STREAM_FN_REQUIRED)
@@ -46,9 +44,7 @@ def validate_max_turns(max_turns: object) -> None:
         raise ValueError(MAX_TURNS_INVALID)
 
 
-def validate_user_content(
-    content: object, accepts_images: bool, model_id: str
-) -> str | list[TextContent | ImageContent]:
+def validate_user_content(content: object, accepts_images: bool, model_id: str) -> str | list[TextContent | ImageContent]:
     """Validated copy of user content; raises ``ValueError`` with the contract's texts."""
     if isinstance(content, str):
         if not content.strip():

@@ -51,16 +51,17 @@ def unknown_model(name: str, *, api_base: str | None = None) -> str | None:
             return None
         close = difflib.get_close_matches(provider, sorted(known), n=3)
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-        return (f"unknown model {name!r}: litellm has no provider {provider!r}{hint}; "
-                "see https://docs.litellm.ai/docs/providers")
+        return f"unknown model {name!r}: litellm has no provider {provider!r}{hint}; see https://docs.litellm.ai/docs/providers"
     if api_base:
         return None
     try:
         with contextlib.redirect_stdout(io.StringIO()):  # litellm prints a banner when it fails
             litellm.get_llm_provider(name)
     except Exception:  # noqa: BLE001 - litellm raises for names it cannot place
-        return (f"unknown model {name!r}: litellm cannot tell its provider; write it as provider/model "
-                f"(e.g. openai/{name} or ollama_chat/{name})")
+        return (
+            f"unknown model {name!r}: litellm cannot tell its provider; write it as provider/model "
+            f"(e.g. openai/{name} or ollama_chat/{name})"
+        )
     return None
 
 
@@ -94,8 +95,12 @@ def _lookup(name: str) -> tuple[tuple[str, Any], ...]:
         facts["reasoning"] = True
     rates = tuple(
         float(info.get(key) or 0.0) * _PER_MILLION
-        for key in ("input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost",
-                    "cache_creation_input_token_cost")
+        for key in (
+            "input_cost_per_token",
+            "output_cost_per_token",
+            "cache_read_input_token_cost",
+            "cache_creation_input_token_cost",
+        )
     )
     if any(rates):
         facts["cost"] = rates

@@ -12,8 +12,8 @@ from typing import Awaitable, Callable, Protocol, Union
 
 from jupyter_agent.messages import AssistantMessage
 from jupyter_agent.model.events import AssistantMessageEvent, DoneEvent, ErrorEvent
-from jupyter_agent.model.waiters import Waiters
 from jupyter_agent.model.types import Context, Model, ModelInputMetadata, StreamOptions
+from jupyter_agent.model.waiters import Waiters
 
 STREAM_ENDED_WITHOUT_RESULT = "Model stream ended without a final response"
 
@@ -129,8 +129,8 @@ def start_producer(
                 stream.end(AssistantMessage(stop_reason="aborted", error_message="Request aborted"))
             raise
         except Exception as exc:  # noqa: BLE001 - turned into an error result for the consumer
-            message = on_crash(exc) if on_crash else AssistantMessage(
-                stop_reason="error", error_message=f"{type(exc).__name__}: {exc}"
+            message = (
+                on_crash(exc) if on_crash else AssistantMessage(stop_reason="error", error_message=f"{type(exc).__name__}: {exc}")
             )
             stream.push(ErrorEvent(reason="error", error=message))
         finally:

@@ -109,8 +109,15 @@ AssistantMessageEvent = Annotated[
 
 # The events between ``start`` and the final one: each carries the partial message.
 PartialEvent = Union[
-    TextStartEvent, TextDeltaEvent, TextEndEvent, ThinkingStartEvent, ThinkingDeltaEvent,
-    ThinkingEndEvent, ToolCallStartEvent, ToolCallDeltaEvent, ToolCallEndEvent,
+    TextStartEvent,
+    TextDeltaEvent,
+    TextEndEvent,
+    ThinkingStartEvent,
+    ThinkingDeltaEvent,
+    ThinkingEndEvent,
+    ToolCallStartEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
 ]
 
 FINAL_EVENT_TYPES = frozenset({"done", "error"})

@@ -53,8 +53,9 @@ class IdleTimeout:
         self._timer = loop.call_at(self._last + self.seconds, self._check)
         return self
 
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                        traceback: TracebackType | None) -> None:
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

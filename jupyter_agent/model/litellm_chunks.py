@@ -137,8 +137,11 @@ class ChunkAssembler:
         for item in blocks:
             if _field(item, "type") == "redacted_thinking":
                 self._close_open()
-                self._open(ThinkingContent(thinking="", thinking_signature=_field(item, "data"), redacted=True),
-                           "thinking", ThinkingStartEvent)
+                self._open(
+                    ThinkingContent(thinking="", thinking_signature=_field(item, "data"), redacted=True),
+                    "thinking",
+                    ThinkingStartEvent,
+                )
                 self._close_open()
                 continue
             signature = _field(item, "signature")
@@ -229,7 +232,9 @@ class ChunkAssembler:
         message.stop_reason = stop
         return DoneEvent(reason=stop, message=message)
 
-    def failure(self, reason: Literal["error", "aborted"], error_message: str, message: AssistantMessage | None = None) -> ErrorEvent:
+    def failure(
+        self, reason: Literal["error", "aborted"], error_message: str, message: AssistantMessage | None = None
+    ) -> ErrorEvent:
         message = message or fast_copy_assistant(self.partial)
         message.stop_reason = reason
         message.error_message = error_message

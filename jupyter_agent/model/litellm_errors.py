@@ -28,9 +28,20 @@ _HTTP_CAUSES = (
     ("BadGatewayError", "bad gateway"),
     ("InternalServerError", "server error"),
 )
-_CONNECTION_CLASSES = frozenset({"APIConnectionError", "ConnectError", "ReadError", "RemoteProtocolError",
-                                 "ClientPayloadError", "ConnectionError", "ConnectionRefusedError",
-                                 "ConnectionResetError", "ClientConnectorError", "ServerDisconnectedError"})
+_CONNECTION_CLASSES = frozenset(
+    {
+        "APIConnectionError",
+        "ConnectError",
+        "ReadError",
+        "RemoteProtocolError",
+        "ClientPayloadError",
+        "ConnectionError",
+        "ConnectionRefusedError",
+        "ConnectionResetError",
+        "ClientConnectorError",
+        "ServerDisconnectedError",
+    }
+)
 _TIMEOUT_CLASSES = frozenset({"Timeout", "APITimeoutError", "TimeoutException", "ReadTimeout", "TimeoutError"})
 _WRAPPER_MODULES = ("litellm", "openai")
 # "litellm.RateLimitError: RateLimitError: OpenAIException - Rate limit reached" -> "Rate limit reached"

@@ -14,8 +14,8 @@ import time
 from typing import Any
 
 from jupyter_agent.messages import AssistantMessage
-from jupyter_agent.model.idle_timeout import IdleTimeout, idle_timeout_seconds, no_data_message
 from jupyter_agent.model.event_stream import AssistantMessageEventStream, start_producer
+from jupyter_agent.model.idle_timeout import IdleTimeout, idle_timeout_seconds, no_data_message
 from jupyter_agent.model.litellm_chunks import ChunkAssembler
 from jupyter_agent.model.litellm_convert import build_request
 from jupyter_agent.model.litellm_errors import describe_error, is_missing_key_failure, missing_api_keys, no_api_key
@@ -47,8 +47,9 @@ def litellm_stream(
     return start_producer(produce)
 
 
-async def _produce(stream: AssistantMessageEventStream, model: Model, request: dict[str, Any],
-                   taken_ids: set[str], idle_seconds: float) -> None:
+async def _produce(
+    stream: AssistantMessageEventStream, model: Model, request: dict[str, Any], taken_ids: set[str], idle_seconds: float
+) -> None:
     partial = AssistantMessage(api=model.api, provider=model.provider, model=model.id)
     assembler = ChunkAssembler(partial, stream.push, taken_ids)
     response = None

@@ -29,9 +29,7 @@ def usage_from_litellm(raw: object | None, model: Model) -> Usage:
     try:
         details = getattr(raw, "prompt_tokens_details", None)
         cache_read = _count(details, "cached_tokens") or _count(raw, "cache_read_input_tokens")
-        cache_write = _count(details, "cache_write_tokens", "cache_creation_tokens") or _count(
-            raw, "cache_creation_input_tokens"
-        )
+        cache_write = _count(details, "cache_write_tokens", "cache_creation_tokens") or _count(raw, "cache_creation_input_tokens")
         prompt = _count(raw, "prompt_tokens")
         output = _count(raw, "completion_tokens")
         usage = Usage(

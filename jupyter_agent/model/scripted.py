@@ -152,7 +152,9 @@ class ScriptedModel:
             response = response(context)
         return reply(response) if isinstance(response, str) else response
 
-    async def _produce(self, stream: AssistantMessageEventStream, model: Model, context: Context, response: ScriptedResponse) -> None:
+    async def _produce(
+        self, stream: AssistantMessageEventStream, model: Model, context: Context, response: ScriptedResponse
+    ) -> None:
         delay = self.delay if response.delay is None else response.delay
         partial = AssistantMessage(api=model.api, provider=model.provider, model=model.id)
 
@@ -186,20 +188,25 @@ class ScriptedModel:
             await push(ToolCallStartEvent(content_index=index, partial=fast_copy_assistant(partial)))
             raw = json.dumps(block.arguments)
             for start in range(0, len(raw), size):
-                await push(ToolCallDeltaEvent(content_index=index, delta=raw[start:start + size], partial=fast_copy_assistant(partial)))
+                await push(
+                    ToolCallDeltaEvent(content_index=index, delta=raw[start : start + size], partial=fast_copy_assistant(partial))
+                )
             partial.content[index] = block.model_copy(deep=True)
-            await push(ToolCallEndEvent(content_index=index, tool_call=block.model_copy(deep=True), partial=fast_copy_assistant(partial)))
+            await push(
+                ToolCallEndEvent(content_index=index, tool_call=block.model_copy(deep=True), partial=fast_copy_assistant(partial))
+            )
             return
         is_text = isinstance(block, TextContent)
         body = block.text if isinstance(block, TextContent) else block.thinking
         start_cls, delta_cls, end_cls = (
-            (TextStartEvent, TextDeltaEvent, TextEndEvent) if is_text
+            (TextStartEvent, TextDeltaEvent, TextEndEvent)
+            if is_text
             else (ThinkingStartEvent, ThinkingDeltaEvent, ThinkingEndEvent)
         )
         partial.content.append(TextContent(text="") if is_text else ThinkingContent(thinking=""))
         await push(start_cls(content_index=index, partial=fast_copy_assistant(partial)))
         for start in range(0, len(body), size):
-            piece = body[start:start + size]
+            piece = body[start : start + size]
             current = partial.content[index]
             if isinstance(current, TextContent):
                 current.text += piece

@@ -120,8 +120,8 @@ def _redact_clipped(text: str, value: str, name: str) -> str:
     ends = [len(text)] + [match.start() for ellipsis in _ELLIPSES for match in re.finditer(re.escape(ellipsis), text)]
     for end in sorted(set(ends), reverse=True):
         for length in range(min(len(value) - 1, end), MIN_CLIPPED_PREFIX - 1, -1):
-            if text[end - length:end] == value[:length]:
-                text = f"{text[:end - length]}[redacted:{name}]{text[end:]}"
+            if text[end - length : end] == value[:length]:
+                text = f"{text[: end - length]}[redacted:{name}]{text[end:]}"
                 break
     return text
 

@@ -56,9 +56,7 @@ def transform_messages(messages: list[Message], model: Model) -> list[Message]:
     return [message for message, _ in transform_with_origins(messages, model)]
 
 
-def transform_with_origins(
-    messages: list[Message], model: Model
-) -> list[tuple[Message, ModelInputSource]]:
+def transform_with_origins(messages: list[Message], model: Model) -> list[tuple[Message, ModelInputSource]]:
     """Every tool call answered once, right after its assistant, under an id unique in the request.
 
     A result without a matching open call (its assistant was lost, or it answers a call twice)
@@ -162,7 +160,9 @@ def _adapt_assistant(message: AssistantMessage, model: Model, used_ids: set[str]
 
 def _needs_change(block: TextContent | ThinkingContent | ToolCall) -> bool:
     """For a same-model replay: only empty unsigned thinking is dropped."""
-    return isinstance(block, ThinkingContent) and not block.redacted and not block.thinking_signature and not block.thinking.strip()
+    return (
+        isinstance(block, ThinkingContent) and not block.redacted and not block.thinking_signature and not block.thinking.strip()
+    )
 
 
 def _adapt_tool_result(message: ToolResultMessage, model: Model, tool_call_id: str) -> ToolResultMessage:

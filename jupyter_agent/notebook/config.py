@@ -66,16 +66,18 @@ class AgentConfig:
             elif field.name == "mcp_servers":
                 value = sorted((value or {}).get("mcpServers", value or {}))  # names: env and headers hold secrets
             if field.name == "permissions" and not value:
-                lines.append(f"  AgentMagics.permissions = None (not set: {PERMISSIONS_ENV}, else ask; "
-                             "headless runs deny mutating tools)")
+                lines.append(
+                    f"  AgentMagics.permissions = None (not set: {PERMISSIONS_ENV}, else ask; headless runs deny mutating tools)"
+                )
                 continue
-            lines.append(f"  AgentMagics.{field.name} = {value!r}" if field.name != "api_key" else f"  AgentMagics.api_key {value}")
+            lines.append(
+                f"  AgentMagics.{field.name} = {value!r}" if field.name != "api_key" else f"  AgentMagics.api_key {value}"
+            )
         return "\n".join(lines)
 
 
 def bad_permissions_env(value: str) -> str:
-    return (f"{PERMISSIONS_ENV}={value!r} is not a permission mode: "
-            f"use {PERMISSIONS_ENV}=yolo, readonly or ask (or unset it)")
+    return f"{PERMISSIONS_ENV}={value!r} is not a permission mode: use {PERMISSIONS_ENV}=yolo, readonly or ask (or unset it)"
 
 
 def choose_permissions(option: str | None, config: AgentConfig, env: Mapping[str, str] | None = None) -> str | None:

@@ -18,7 +18,7 @@ DEMO_MODEL_ID = "offline-demo"
 BANNER = "**Offline demo model** (no LLM connected: these steps are scripted)."
 HOW_TO_CONNECT = (
     "To use a real model, set a provider key such as `OPENAI_API_KEY` or `ANTHROPIC_API_KEY` in the "
-    "kernel's environment, or run `%config AgentMagics.model = \"ollama_chat/llama3.2\"`, then run the cell again."
+    'kernel\'s environment, or run `%config AgentMagics.model = "ollama_chat/llama3.2"`, then run the cell again.'
 )
 # Pace of the stream: fast enough not to bore, slow enough to see it stream. Tests that run the
 # shipped notebooks set JUPYTER_AGENT_DEMO_DELAY=0.
@@ -36,8 +36,9 @@ _LARGEST_DROP = re.compile(r"^largest drop (?P<span>\S+ -> \S+): (?P<who>.+) \((
 
 def demo_model() -> Model:
     # It "sees" images so that a figure reaches it as a figure, not as a note that one was dropped.
-    return Model(id=DEMO_MODEL_ID, name="offline demo", provider="demo", input=["text", "image"],
-                 context_window=32_000, max_tokens=4_096)
+    return Model(
+        id=DEMO_MODEL_ID, name="offline demo", provider="demo", input=["text", "image"], context_window=32_000, max_tokens=4_096
+    )
 
 
 def demo_stream_fn(delay: float | None = None) -> StreamFn:
@@ -64,7 +65,7 @@ def respond(context: Context) -> ScriptedResponse:
     tools = {tool.name for tool in context.tools}
     prompt_index = _last_index(messages, UserMessage)
     prompt = _text(messages[prompt_index]) if prompt_index is not None else ""
-    turn = messages[prompt_index + 1:] if prompt_index is not None else []
+    turn = messages[prompt_index + 1 :] if prompt_index is not None else []
     results = [m for m in turn if isinstance(m, ToolResultMessage)]
     before = messages[prompt_index - 1] if prompt_index else None
     if isinstance(before, ToolResultMessage) and not before.is_error and not turn:
@@ -86,8 +87,13 @@ def snippet(prompt: str, variables: str) -> tuple[str, str]:
     groups = list(dict.fromkeys(word.lower() for word in _GROUPS.findall(prompt)))
     if groups and re.search(r"\bquarter", prompt, re.IGNORECASE) and (csv or frames):
         measure = _MEASURE.search(_CSV.sub("", prompt))  # "sales.csv" names a file, not a measure
-        return _quarter_snippet(csv.group(0) if csv else None, frames[0] if frames else "df", groups,
-                                measure.group(1).lower() if measure else "revenue", plot=bool(wants_plot))
+        return _quarter_snippet(
+            csv.group(0) if csv else None,
+            frames[0] if frames else "df",
+            groups,
+            measure.group(1).lower() if measure else "revenue",
+            plot=bool(wants_plot),
+        )
     if csv:
         return (
             f"import pandas as pd\ndf = pd.read_csv({csv.group(0)!r})\nprint(df.shape)\ndf.describe()",
@@ -161,7 +167,9 @@ def _answer(prompt: str, results: list[ToolResultMessage]) -> str:
             body = ""
         else:
             figures = sum(1 for block in _blocks(result) if getattr(block, "type", None) == "image")
-            drew = f" and drew {'a figure' if figures == 1 else f'{figures} figures'} (shown with the tool call)" if figures else ""
+            drew = (
+                f" and drew {'a figure' if figures == 1 else f'{figures} figures'} (shown with the tool call)" if figures else ""
+            )
             lines.append(f"2. I ran a snippet with the `{result.tool_name}` tool{drew}" + (" and got:" if body else "."))
             findings += [_finding(match) for match in _LARGEST_DROP.finditer(text)]
         if body:

@@ -39,7 +39,9 @@ def memory_command(sessions_folder: Path, tokens: list[str], usage: str) -> Repo
         return _show(store, rest[0]) if action == "show" else _delete(store, rest[0])
     if action in ("show", "delete", "undo"):
         raise UsageError(f"%agent memory {action} takes one note name\n{usage}")
-    raise UsageError(f"unknown memory action {action!r}: use %agent memory, memory show NAME, memory delete NAME or memory undo NAME\n{usage}")
+    raise UsageError(
+        f"unknown memory action {action!r}: use %agent memory, memory show NAME, memory delete NAME or memory undo NAME\n{usage}"
+    )
 
 
 def _listing(store: MemoryStore) -> Report:

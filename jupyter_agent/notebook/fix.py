@@ -46,8 +46,9 @@ def fix_prompt(shell: Any, policy: DataPolicy, request: str = "") -> str:
         parts.append(f"{label}:\n```python\n{cell_source.rstrip()}\n```")
     if frames:
         frame = frames[-1]
-        parts.append(f"Local variables of the failing frame ({frame.f_code.co_name}):\n"
-                     + describe_locals(frame.f_locals, policy))
+        parts.append(
+            f"Local variables of the failing frame ({frame.f_code.co_name}):\n" + describe_locals(frame.f_locals, policy)
+        )
     if request.strip():
         parts.append(f"The user adds: {request.strip()}")
     return "\n\n".join(parts)

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Callable, Iterator, Union
 from jupyter_agent.loop import RunCancelled
 
 if TYPE_CHECKING:
-    from IPython.core.interactiveshell import InteractiveShell
     from ipykernel.kernelbase import Kernel
+    from IPython.core.interactiveshell import InteractiveShell
 
 # What signal.signal accepts and returns: a function, SIG_IGN/SIG_DFL, or None (set outside Python).
 Handler = Union[Callable[[int, Union[FrameType, None]], object], int, signal.Handlers, None]
@@ -79,8 +79,9 @@ class InterruptRouter:
         return context
 
     @contextmanager
-    def guard(self, token: object, stop: Callable[[], None], *, in_code: Callable[[], None] | None = None,
-              foreground: bool = False) -> Iterator[None]:
+    def guard(
+        self, token: object, stop: Callable[[], None], *, in_code: Callable[[], None] | None = None, foreground: bool = False
+    ) -> Iterator[None]:
         """While the block runs, SIGINT calls ``stop`` (thread-safely) for the run ``token``.
 
         When the signal lands in the run's own blocking code, ``in_code`` is called instead

@@ -20,8 +20,7 @@ if TYPE_CHECKING:
     from jupyter_agent.notebook.session_manager import SessionManager
 
 NOTHING_RUNNING = "No agent is running."
-MATERIALIZE_OFFLINE = ("The JupyterLab extension is not connected any more: "
-                       "run %agent materialize in a cell to get the code.")
+MATERIALIZE_OFFLINE = "The JupyterLab extension is not connected any more: run %agent materialize in a cell to get the code."
 
 
 class LabBridge:

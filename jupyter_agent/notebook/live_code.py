@@ -54,8 +54,9 @@ class LiveCode:
                 push()
 
         # The copied context carries the cell's parent header, so the updates reach its output.
-        thread = threading.Thread(target=contextvars.copy_context().run, args=(keep_pushing,),
-                                  name="jupyter-agent-live-code", daemon=True)
+        thread = threading.Thread(
+            target=contextvars.copy_context().run, args=(keep_pushing,), name="jupyter-agent-live-code", daemon=True
+        )
         thread.start()
         try:
             yield collect

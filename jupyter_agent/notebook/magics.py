@@ -18,8 +18,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
 from jupyter_agent.notebook import frontend, runner
-from jupyter_agent.notebook.config import (DATA_POLICIES, PERMISSION_MODES, AgentConfig, choose_permissions,
-                                           default_workspace)
+from jupyter_agent.notebook.config import DATA_POLICIES, PERMISSION_MODES, AgentConfig, choose_permissions, default_workspace
 from jupyter_agent.notebook.lab_bridge import LabBridge
 from jupyter_agent.notebook.model_resolution import ResolvedModel, choose_model
 from jupyter_agent.notebook.session_manager import SessionManager, SessionNameError
@@ -40,42 +39,71 @@ NO_PROMPT = "%%agent needs a prompt: write it in the cell body, below the %%agen
 class AgentMagics(Magics):
     """An LLM agent in your kernel: ``%%agent`` runs a turn, ``%agent`` manages sessions."""
 
-    model = Unicode("", help="Model for new turns (litellm name, e.g. 'openai/gpt-4.1-mini', or 'demo'). "
-                             "Empty: JUPYTER_AGENT_MODEL, then a provider key, then local Ollama, then the offline demo.").tag(config=True)
+    model = Unicode(
+        "",
+        help="Model for new turns (litellm name, e.g. 'openai/gpt-4.1-mini', or 'demo'). "
+        "Empty: JUPYTER_AGENT_MODEL, then a provider key, then local Ollama, then the offline demo.",
+    ).tag(config=True)
     api_base = Unicode("", help="Base URL of an OpenAI-compatible server (else JUPYTER_AGENT_API_BASE).").tag(config=True)
     api_key = Unicode("", help="API key for the model (else JUPYTER_AGENT_API_KEY or the provider's variable).").tag(config=True)
-    permissions = Enum(PERMISSION_MODES, default_value=None, allow_none=True,
-                       help="ask: approve each mutating tool call; readonly: deny them; yolo: allow all. "
-                            "None: JUPYTER_AGENT_PERMISSIONS, else ask (a headless run, which cannot ask, "
-                            "denies). A cell's -p wins over both.").tag(config=True)
+    permissions = Enum(
+        PERMISSION_MODES,
+        default_value=None,
+        allow_none=True,
+        help="ask: approve each mutating tool call; readonly: deny them; yolo: allow all. "
+        "None: JUPYTER_AGENT_PERMISSIONS, else ask (a headless run, which cannot ask, "
+        "denies). A cell's -p wins over both.",
+    ).tag(config=True)
     session = Unicode("main", help="Session name when a cell gives none.").tag(config=True)
     max_steps = Int(None, allow_none=True, help="Steps per turn (model round trips); None: no limit.").tag(config=True)
     max_spend = Float(None, allow_none=True, help="USD ceiling per turn; None: no limit.").tag(config=True)
     tools = List(Unicode(), help="Tools the agent may use; empty: all.").tag(config=True)
-    workspace = Unicode("", help="Folder the file tools are confined to; empty: the notebook's git root, else its folder.").tag(config=True)
-    session_dir = Unicode("", help="Folder of this kernel's session files (<name>.jsonl); empty: <notebook>.agent/ beside "
-                                   "the notebook, else ipython.agent/ in the working folder.").tag(config=True)
-    data_policy = Enum(DATA_POLICIES, default_value="sample",
-                       help="sample: statistics and sample rows; schema: structure only, never values; full: as much as the output caps allow.").tag(config=True)
+    workspace = Unicode("", help="Folder the file tools are confined to; empty: the notebook's git root, else its folder.").tag(
+        config=True
+    )
+    session_dir = Unicode(
+        "",
+        help="Folder of this kernel's session files (<name>.jsonl); empty: <notebook>.agent/ beside "
+        "the notebook, else ipython.agent/ in the working folder.",
+    ).tag(config=True)
+    data_policy = Enum(
+        DATA_POLICIES,
+        default_value="sample",
+        help="sample: statistics and sample rows; schema: structure only, never values; full: as much as the output caps allow.",
+    ).tag(config=True)
     sample_rows = Int(5, help="Sample rows inspect may show (data_policy 'sample').").tag(config=True)
     bash_timeout = Float(120.0, help="Seconds before a bash command is killed.").tag(config=True)
-    stream_timeout = Float(None, allow_none=True, help="Seconds without data from the provider before a response "
-                           "fails; None: JUPYTER_AGENT_STREAM_TIMEOUT, else 120.").tag(config=True)
-    recent_cells = Int(6, help="Cells before and after the agent cell in the notebook outline the agent gets; 0: no outline.").tag(config=True)
+    stream_timeout = Float(
+        None,
+        allow_none=True,
+        help="Seconds without data from the provider before a response fails; None: JUPYTER_AGENT_STREAM_TIMEOUT, else 120.",
+    ).tag(config=True)
+    recent_cells = Int(
+        6, help="Cells before and after the agent cell in the notebook outline the agent gets; 0: no outline."
+    ).tag(config=True)
     wait = Bool(False, help="Block each %%agent cell until its turn ends (headless runs always do).").tag(config=True)
-    memory = Bool(False, help="Keep durable facts about this notebook across sessions (<notebook>.agent/memory/): "
-                              "the index goes into every request and each turn ends with an extraction request.").tag(config=True)
-    delegate = Bool(False, help="Give the agent the delegate tool: sub-agents with fresh contexts and read-only tools "
-                                "run sub-tasks within the turn's budget.").tag(config=True)
-    mcp_servers = Dict(help="MCP servers, as in .mcp.json: {'name': {'command': ..., 'args': [...], 'env': {...}}} "
-                            "or {'name': {'url': 'http://…/mcp', 'headers': {...}}}; these win over the files.").tag(config=True)
+    memory = Bool(
+        False,
+        help="Keep durable facts about this notebook across sessions (<notebook>.agent/memory/): "
+        "the index goes into every request and each turn ends with an extraction request.",
+    ).tag(config=True)
+    delegate = Bool(
+        False,
+        help="Give the agent the delegate tool: sub-agents with fresh contexts and read-only tools "
+        "run sub-tasks within the turn's budget.",
+    ).tag(config=True)
+    mcp_servers = Dict(
+        help="MCP servers, as in .mcp.json: {'name': {'command': ..., 'args': [...], 'env': {...}}} "
+        "or {'name': {'url': 'http://…/mcp', 'headers': {...}}}; these win over the files."
+    ).tag(config=True)
     mcp_subagents = Bool(False, help="Give delegate's sub-agents the read-only MCP tools too.").tag(config=True)
     preload = Bool(True, help="Import litellm in a background thread at %load_ext.").tag(config=True)
 
     def __init__(self, shell: InteractiveShell, **kwargs: object) -> None:
         super().__init__(shell=shell, **kwargs)
-        self.sessions = SessionManager(shell.user_ns, workspace_for=self._workspace_for,
-                                       configured_folder=lambda: self.session_dir)
+        self.sessions = SessionManager(
+            shell.user_ns, workspace_for=self._workspace_for, configured_folder=lambda: self.session_dir
+        )
         self.bridge = LabBridge(shell, self.sessions)
         self._location_noted: set[Path] = set()
 
@@ -91,14 +119,25 @@ class AgentMagics(Magics):
     @argument("--max-steps", type=int, metavar="N", help="at most N steps (model round trips)")
     @argument("--max-spend", type=float, metavar="USD", help="stop before spending more than USD")
     @argument("--tools", metavar="LIST", help="comma-separated tools, e.g. python,variables (or 'none')")
-    @argument("--wait", action="store_const", const=True, dest="wait", default=None,
-              help="block the cell until the turn ends")
+    @argument("--wait", action="store_const", const=True, dest="wait", default=None, help="block the cell until the turn ends")
     @argument("--no-wait", action="store_const", const=False, dest="wait", help="return at once")
-    @argument("--memory", action="store_const", const=True, dest="memory", default=None,
-              help="use and update the notebook's memory in this turn")
+    @argument(
+        "--memory",
+        action="store_const",
+        const=True,
+        dest="memory",
+        default=None,
+        help="use and update the notebook's memory in this turn",
+    )
     @argument("--no-memory", action="store_const", const=False, dest="memory", help="no memory in this turn")
-    @argument("--delegate", action="store_const", const=True, dest="delegate", default=None,
-              help="let the agent hand sub-tasks to sub-agents")
+    @argument(
+        "--delegate",
+        action="store_const",
+        const=True,
+        dest="delegate",
+        default=None,
+        help="let the agent hand sub-tasks to sub-agents",
+    )
     @argument("--no-delegate", action="store_const", const=False, dest="delegate", help="no sub-agents in this turn")
     @argument("--mcp", metavar="NAMES", help="only these MCP servers (comma-separated) in this turn")
     @argument("--no-mcp", action="store_true", help="no MCP servers in this turn")
@@ -179,17 +218,24 @@ class AgentMagics(Magics):
             permissions=permissions,
             max_steps=args.max_steps if args.max_steps is not None else config.max_steps,
             max_spend=args.max_spend if args.max_spend is not None else config.max_spend,
-            tools=tools, api_key=config.api_key or None, api_base=config.api_base or None,
-            data_policy=config.data_policy, sample_rows=config.sample_rows, bash_timeout=config.bash_timeout,
+            tools=tools,
+            api_key=config.api_key or None,
+            api_base=config.api_base or None,
+            data_policy=config.data_policy,
+            sample_rows=config.sample_rows,
+            bash_timeout=config.bash_timeout,
             stream_timeout=config.stream_timeout,
             memory=config.memory if args.memory is None else args.memory,
             delegate=config.delegate if args.delegate is None else args.delegate,
-            mcp=_mcp_selection(args), mcp_servers=config.mcp_servers, mcp_subagents=config.mcp_subagents,
+            mcp=_mcp_selection(args),
+            mcp_servers=config.mcp_servers,
+            mcp_subagents=config.mcp_subagents,
         )
         if mentions:
             prompt = _with_mentions(prompt, self.shell, session, settings)
-        renderer = frontend.make_renderer(mode, model_label=_label(choice), session=session.name,
-                                          context_window=None, demo=choice.is_demo)
+        renderer = frontend.make_renderer(
+            mode, model_label=_label(choice), session=session.name, context_window=None, demo=choice.is_demo
+        )
         frontend.show(renderer)
         if mode == "static" and not self.sessions.location_known and session.path not in self._location_noted:
             self._location_noted.add(session.path)  # once per session: the next cells only repeat it
@@ -200,22 +246,41 @@ class AgentMagics(Magics):
         cell_waits = frontend.blocks(mode, args.wait, self.wait)  # the kernel runs no other cell meanwhile
 
         def make_tools(current_step: Callable[[], int]) -> list[AgentTool]:
-            return build_tools(shell, session, selected=settings.tools, data_policy=settings.data_policy,
-                               sample_rows=settings.sample_rows, bash_timeout=settings.bash_timeout,
-                               current_step=current_step, cell_waits=cell_waits)
+            return build_tools(
+                shell,
+                session,
+                selected=settings.tools,
+                data_policy=settings.data_policy,
+                sample_rows=settings.sample_rows,
+                bash_timeout=settings.bash_timeout,
+                current_step=current_step,
+                cell_waits=cell_waits,
+            )
 
         def make_system(resolved: ResolvedModel, tool_list: list[AgentTool]) -> str:
-            return build_system_prompt(PromptContext(
-                notebook_path=session.notebook, workspace=session.workspace,
-                tool_names=[tool.name for tool in tool_list], model_name=resolved.label,
-                context_section=_context_section(session),
-                notebook_outline=_outline(shell, session, cell_id, config.recent_cells),
-            ))
+            return build_system_prompt(
+                PromptContext(
+                    notebook_path=session.notebook,
+                    workspace=session.workspace,
+                    tool_names=[tool.name for tool in tool_list],
+                    model_name=resolved.label,
+                    context_section=_context_section(session),
+                    notebook_outline=_outline(shell, session, cell_id, config.recent_cells),
+                )
+            )
 
-        request = runner.TurnRequest(prompt=prompt, session=session, renderer=renderer, choice=choice,
-                                     settings=settings, build_tools=make_tools, build_system=make_system,
-                                     cell_id=cell_id, on_started=self.bridge.turn_started,
-                                     on_finished=self.bridge.turn_finished)
+        request = runner.TurnRequest(
+            prompt=prompt,
+            session=session,
+            renderer=renderer,
+            choice=choice,
+            settings=settings,
+            build_tools=make_tools,
+            build_system=make_system,
+            cell_id=cell_id,
+            on_started=self.bridge.turn_started,
+            on_finished=self.bridge.turn_finished,
+        )
         return runner.Turn(request, foreground=mode == "terminal")
 
     def _session(self, args: argparse.Namespace, config: AgentConfig) -> AgentSession:
@@ -261,9 +326,11 @@ def _mcp_selection(args: Any) -> tuple[str, ...] | None:
 
 
 def unknown_notebook_note(path: Path) -> str:
-    return (f"Session saved to {path}: this kernel was not told its notebook's path, so every notebook run in "
-            "this folder shares that file. Keep them apart with %agent session-file NAME.agent/main.jsonl in the "
-            "notebook, %config AgentMagics.session_dir = '...', or papermill's --inject-input-path.")
+    return (
+        f"Session saved to {path}: this kernel was not told its notebook's path, so every notebook run in "
+        "this folder shares that file. Keep them apart with %agent session-file NAME.agent/main.jsonl in the "
+        "notebook, %config AgentMagics.session_dir = '...', or papermill's --inject-input-path."
+    )
 
 
 def _cell_id(shell: Any) -> str | None:

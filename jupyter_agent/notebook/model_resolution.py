@@ -106,8 +106,12 @@ def local_ollama_model(base_url: str = OLLAMA_URL, timeout: float = OLLAMA_TIMEO
     return f"ollama_chat/{names[0]}" if names else None
 
 
-_CHOSEN_BY = {"option": "the cell's -m", "session": "%agent model", "configuration": "%config AgentMagics.model",
-              "environment": "JUPYTER_AGENT_MODEL"}
+_CHOSEN_BY = {
+    "option": "the cell's -m",
+    "session": "%agent model",
+    "configuration": "%config AgentMagics.model",
+    "environment": "JUPYTER_AGENT_MODEL",
+}
 
 
 class UnknownModelError(ValueError):
@@ -123,8 +127,9 @@ def check_model_name(name: str, api_base: str | None = None) -> str | None:
     return unknown_model(name, api_base=api_base)
 
 
-def with_credentials(stream_fn: StreamFn, api_key: str | None, api_base: str | None,
-                     idle_timeout: float | None = None) -> StreamFn:
+def with_credentials(
+    stream_fn: StreamFn, api_key: str | None, api_base: str | None, idle_timeout: float | None = None
+) -> StreamFn:
     """A stream function that adds the configured key, base URL and idle timeout to every request."""
     if not api_key and not api_base and idle_timeout is None:
         return stream_fn
@@ -149,8 +154,9 @@ def needs_litellm(choice: ModelChoice) -> bool:
     return not choice.is_demo and choice.name not in _REGISTRY
 
 
-def resolve(choice: ModelChoice, *, api_key: str | None = None, api_base: str | None = None,
-            idle_timeout: float | None = None) -> ResolvedModel:
+def resolve(
+    choice: ModelChoice, *, api_key: str | None = None, api_base: str | None = None, idle_timeout: float | None = None
+) -> ResolvedModel:
     """Builds the model and stream function; may import litellm (call it off the event loop)."""
     if choice.is_demo:
         from jupyter_agent.notebook.demo_model import demo_model, demo_stream_fn

@@ -14,16 +14,17 @@ from typing import TYPE_CHECKING, Callable, Protocol, Union
 from jupyter_agent.runtime.events import RunEvent
 
 if TYPE_CHECKING:
+    from jupyter_agent.features.delegation.child import ChildQueuedEvent, ChildStartEvent
+    from jupyter_agent.features.memory.store import MemoryChange
+    from jupyter_agent.features.plan.state import PlanState
     from jupyter_agent.notebook.panel.panel import AgentPanel
     from jupyter_agent.notebook.panel.static_render import StaticRenderer
     from jupyter_agent.notebook.panel.text_renderer import TextRenderer
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
-    from jupyter_agent.features.delegation.child import ChildQueuedEvent, ChildStartEvent
-    from jupyter_agent.features.memory.store import MemoryChange
-    from jupyter_agent.features.plan.state import PlanState
 
     # What a sub-agent reports: its two lifecycle events, then its own run events.
     ChildEvent = Union[ChildQueuedEvent, ChildStartEvent, RunEvent]
+
 
 class Renderer(Protocol):
     # Installed by the runner; the renderer's controls (Stop, Steer, Follow-up) call them.

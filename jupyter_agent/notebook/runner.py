@@ -30,9 +30,9 @@ from jupyter_agent.runtime.events import (
 )
 
 if TYPE_CHECKING:
+    from jupyter_agent.features.turn_features import TurnFeatures
     from jupyter_agent.loop import AgentTool
     from jupyter_agent.notebook.session_manager import AgentSession
-    from jupyter_agent.features.turn_features import TurnFeatures
     from jupyter_agent.runtime import AgentRun, RunResult
     from jupyter_agent.runtime.permissions import PermissionMode
     from jupyter_agent.tools.data_policy import DataPolicyName as DataPolicy
@@ -40,8 +40,7 @@ if TYPE_CHECKING:
 WAITING = "waiting for the turn above"
 LOADING_LITELLM = "Loading litellm (its first use in a kernel takes a few seconds)…"
 STOPPED_BEFORE_START = "stopped before it started"
-STOP_AFTER_CODE = ("Stop takes effect when the running Python code returns; "
-                   "the kernel's Interrupt (■) stops it now.")
+STOP_AFTER_CODE = "Stop takes effect when the running Python code returns; the kernel's Interrupt (■) stops it now."
 # How long an interrupt that hit non-tool code waits for a tool result before stopping the run.
 INTERRUPT_GRACE = 1.0
 # Errors the user can act on are shown as their message; anything else also names its type.
@@ -164,7 +163,7 @@ class Turn:
 
     def new_messages(self) -> list[Message]:
         """The messages this turn added (empty until it has a result)."""
-        return list(self.result.messages[self.prior_count:]) if self.result is not None else []
+        return list(self.result.messages[self.prior_count :]) if self.result is not None else []
 
     def _interrupt(self) -> None:
         if self._mcp_opening is not None:
@@ -281,8 +280,11 @@ async def _run(turn: Turn) -> None:
     store = session.store
     # The runtime's framing of a compaction summary, so a resumed session shows the model the same.
     # A record that cannot be written (a full disk) ends the turn with that error, never silently.
-    recorder = store.recorder(snapshots=session.snapshots, summary_message=summary_message,
-                              on_failure=lambda error: turn.run.fail(error) if turn.run is not None else None)
+    recorder = store.recorder(
+        snapshots=session.snapshots,
+        summary_message=summary_message,
+        on_failure=lambda error: turn.run.fail(error) if turn.run is not None else None,
+    )
     tools = turn.request.build_tools(lambda: recorder.current_step or 0)
     features = turn.features = TurnFeatures.build(session, settings, renderer, resolved, tools)
     tools = [*tools, *features.tools]
@@ -298,8 +300,10 @@ async def _run(turn: Turn) -> None:
     if mcp.system_section():
         system = f"{system}\n\n{mcp.system_section()}"
     policy = session.policy_for(settings.permissions)
-    store.record_request(resolved.model, {"max_steps": settings.max_steps, "max_spend_usd": settings.max_spend,
-                                          "permissions": settings.permissions})
+    store.record_request(
+        resolved.model,
+        {"max_steps": settings.max_steps, "max_spend_usd": settings.max_spend, "permissions": settings.permissions},
+    )
     prior = store.messages()
     turn.prior_count = len(prior)
     run = run_agent(
@@ -337,9 +341,16 @@ async def _open_mcp(turn: Turn) -> Any:
     settings = turn.settings
     if settings.mcp == () or tuple(settings.tools) == ("none",):
         return McpTurn()
-    opening = turn._mcp_opening = asyncio.ensure_future(open_turn(
-        turn.session, configured=settings.mcp_servers, selection=settings.mcp, mode=settings.permissions,
-        ask=turn.session.ask, note=lambda text: _safely(turn.renderer.note, text)))
+    opening = turn._mcp_opening = asyncio.ensure_future(
+        open_turn(
+            turn.session,
+            configured=settings.mcp_servers,
+            selection=settings.mcp,
+            mode=settings.permissions,
+            ask=turn.session.ask,
+            note=lambda text: _safely(turn.renderer.note, text),
+        )
+    )
     try:
         return await opening
     except asyncio.CancelledError:
@@ -362,8 +373,9 @@ async def _resolve(turn: Turn) -> ResolvedModel:
         if waiting:
             _safely(turn.renderer.note, LOADING_LITELLM)
     try:
-        return await asyncio.to_thread(resolve, choice, api_key=settings.api_key, api_base=settings.api_base,
-                                       idle_timeout=settings.stream_timeout)
+        return await asyncio.to_thread(
+            resolve, choice, api_key=settings.api_key, api_base=settings.api_base, idle_timeout=settings.stream_timeout
+        )
     finally:
         if waiting:
             _safely(turn.renderer.note, "")

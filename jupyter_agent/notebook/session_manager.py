@@ -35,9 +35,7 @@ class SessionNameError(ValueError):
 
 def check_session_name(name: str) -> str:
     if not _VALID_NAME.match(name) or name.endswith(".jsonl"):
-        raise SessionNameError(
-            f"invalid session name {name!r}: use letters, digits, '-', '_' or '.', up to 64 characters"
-        )
+        raise SessionNameError(f"invalid session name {name!r}: use letters, digits, '-', '_' or '.', up to 64 characters")
     return name
 
 
@@ -51,8 +49,12 @@ def notebook_path(user_ns: Mapping[str, object], env: Mapping[str, str] | None =
     """
     env = os.environ if env is None else env
     cwd = Path.cwd() if cwd is None else cwd
-    for candidate in (env.get("JPY_SESSION_NAME"), user_ns.get("__session__"), user_ns.get("__vsc_ipynb_file__"),
-                      user_ns.get(PAPERMILL_INPUT)):
+    for candidate in (
+        env.get("JPY_SESSION_NAME"),
+        user_ns.get("__session__"),
+        user_ns.get("__vsc_ipynb_file__"),
+        user_ns.get(PAPERMILL_INPUT),
+    ):
         if not candidate or not isinstance(candidate, str):
             continue
         path = Path(candidate).expanduser()
@@ -115,8 +117,14 @@ class AgentSession:
 class SessionManager:
     """The sessions of one kernel; stores stay open (and locked) for the kernel's life."""
 
-    def __init__(self, user_ns: Mapping[str, object], *, workspace_for: Callable[[Path], Path],
-                 env: Mapping[str, str] | None = None, configured_folder: Callable[[], str] = str) -> None:
+    def __init__(
+        self,
+        user_ns: Mapping[str, object],
+        *,
+        workspace_for: Callable[[Path], Path],
+        env: Mapping[str, str] | None = None,
+        configured_folder: Callable[[], str] = str,
+    ) -> None:
         self.user_ns = user_ns
         self.env = env
         self.workspace_for = workspace_for
@@ -191,8 +199,13 @@ class SessionManager:
             if path.exists():
                 store.claim()  # another kernel writing this session is refused now, not mid-turn
             session = AgentSession(
-                name=name, path=path, notebook=self.notebook, workspace=self.workspace_for(notebook_dir),
-                store=store, read_tracker=ReadTracker(), snapshots=store.snapshots(),
+                name=name,
+                path=path,
+                notebook=self.notebook,
+                workspace=self.workspace_for(notebook_dir),
+                store=store,
+                read_tracker=ReadTracker(),
+                snapshots=store.snapshots(),
             )
             self.sessions[path] = session
         return session

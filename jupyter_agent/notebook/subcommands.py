@@ -98,7 +98,10 @@ def _history_entry(message: Any) -> tuple[str, str]:
     if message.role == "tool_result":
         body = _clip(_blocks_text(message.content), HISTORY_LINES)
         mark = "✗" if message.is_error else "✓"
-        return f"{mark} `{message.tool_name}` result:\n\n```text\n{body}\n```", f"  {mark} {message.tool_name}: {' '.join(body.split())[:200]}"
+        return (
+            f"{mark} `{message.tool_name}` result:\n\n```text\n{body}\n```",
+            f"  {mark} {message.tool_name}: {' '.join(body.split())[:200]}",
+        )
     who = "You" if message.role == "user" else "Agent"
     content = message.content if not isinstance(message.content, str) else [SimpleNamespace(type="text", text=message.content)]
     parts = [block.text for block in content if getattr(block, "type", "") == "text" and block.text.strip()]
@@ -209,8 +212,7 @@ def _undo_notebook_edits(magics: Any, session: Any, step: int) -> Report:
 
     frontend = CommNotebookFrontend(magics.shell)
     if not frontend.connected:
-        return Report("Nothing reverted: undoing notebook edits needs the JupyterLab extension connected "
-                      "to this notebook.")
+        return Report("Nothing reverted: undoing notebook edits needs the JupyterLab extension connected to this notebook.")
     edits = NotebookEditLog.for_session(session.path).take_step(step)
     for edit in edits:  # newest first
         frontend.send_edit(edit.inverse())
@@ -247,13 +249,15 @@ def _config(magics: AgentMagics, args: argparse.Namespace) -> Report:
     config = AgentConfig.from_magics(magics)
     session = magics.sessions.recent()
     choice = choose_model(None, session.model_name, config.model)
-    text = "\n".join([
-        config.describe(),
-        f"  model in use: {choice.name} (from {choice.source})",
-        f"  notebook: {session.notebook or '(unknown: sessions are kept in the working folder)'}",
-        f"  session: {session.name} ({session.path})",
-        f"  workspace: {session.workspace}",
-    ])
+    text = "\n".join(
+        [
+            config.describe(),
+            f"  model in use: {choice.name} (from {choice.source})",
+            f"  notebook: {session.notebook or '(unknown: sessions are kept in the working folder)'}",
+            f"  session: {session.name} ({session.path})",
+            f"  workspace: {session.workspace}",
+        ]
+    )
     return Report(f"```\n{text}\n```", text)
 
 
@@ -324,36 +328,58 @@ def _step_number(text: str) -> int:
 
 _SESSION = arg("-s", "--session", metavar="NAME", help="the session (default: the latest turn's, else the current one)")
 
-SUBCOMMANDS = SubcommandTable([
-    Subcommand("sessions", "The notebook's sessions: messages, last activity, model and cost.", _sessions),
-    Subcommand("usage", "Tokens, cost and steps of a session.", _usage, (_SESSION,)),
-    Subcommand("history", "Every message of a session, summarized ones included.", _history, (_SESSION,)),
-    Subcommand("plan", "The task plan of a session.", _plan, (_SESSION,)),
-    Subcommand("memory", "The notebook's memory notes: list them, show, delete or undo one.", _memory, (
-        arg("action", nargs="?", metavar="list|show|delete|undo", help="what to do (default: list)"),
-        arg("names", nargs="*", metavar="NAME", help="the note"),
-    )),
-    Subcommand("steer", "A message for the running turn, delivered at its next step.", _steer, text="text"),
-    Subcommand("follow-up", "A message for when the running turn would otherwise finish.", _follow_up, text="text"),
-    Subcommand("stop", "Stop the session's queued and running turns.", _stop, (_SESSION,)),
-    Subcommand("wait", "Wait until the session's turns have ended (on a line of its own).", _wait, (_SESSION,)),
-    Subcommand("undo", "Restore the files the agent changed in a step (default: its last).", _undo, (
-        arg("step", nargs="?", type=_step_number, metavar="STEP", help="the step number"),
-    )),
-    Subcommand("diff", "What the agent changed in files, as diffs.", _diff, (_SESSION,)),
-    Subcommand("model", "The model of the next turns; with NAME, set it for the session.", _model, (
-        arg("name", nargs="?", metavar="NAME", help="a litellm model name, or 'demo'"),
-    )),
-    Subcommand("config", "The effective settings (never the API key).", _config),
-    Subcommand("materialize", "The last turn's Python code as cells below its agent cell.", _materialize, (
-        arg("session", nargs="?", metavar="SESSION", help="the session (default: the most recent one)"),
-    )),
-    Subcommand("mcp", "The MCP servers of this notebook: list them, a server's tools, or restart one.", _mcp, (
-        arg("words", nargs="*", metavar="tools NAME | restart NAME", help="what to show or do (default: the servers)"),
-    )),
-    Subcommand("session-file", "Where this kernel's sessions are kept; PATH moves them.", _session_file, (
-        arg("path", nargs="*", metavar="PATH", help="a .jsonl file, e.g. analysis.agent/main.jsonl"),
-    )),
-    Subcommand("fix", "A turn that fixes the last error; TEXT adds to the request.", _fix, text="text",
-               text_required=False),
-], USAGE)
+SUBCOMMANDS = SubcommandTable(
+    [
+        Subcommand("sessions", "The notebook's sessions: messages, last activity, model and cost.", _sessions),
+        Subcommand("usage", "Tokens, cost and steps of a session.", _usage, (_SESSION,)),
+        Subcommand("history", "Every message of a session, summarized ones included.", _history, (_SESSION,)),
+        Subcommand("plan", "The task plan of a session.", _plan, (_SESSION,)),
+        Subcommand(
+            "memory",
+            "The notebook's memory notes: list them, show, delete or undo one.",
+            _memory,
+            (
+                arg("action", nargs="?", metavar="list|show|delete|undo", help="what to do (default: list)"),
+                arg("names", nargs="*", metavar="NAME", help="the note"),
+            ),
+        ),
+        Subcommand("steer", "A message for the running turn, delivered at its next step.", _steer, text="text"),
+        Subcommand("follow-up", "A message for when the running turn would otherwise finish.", _follow_up, text="text"),
+        Subcommand("stop", "Stop the session's queued and running turns.", _stop, (_SESSION,)),
+        Subcommand("wait", "Wait until the session's turns have ended (on a line of its own).", _wait, (_SESSION,)),
+        Subcommand(
+            "undo",
+            "Restore the files the agent changed in a step (default: its last).",
+            _undo,
+            (arg("step", nargs="?", type=_step_number, metavar="STEP", help="the step number"),),
+        ),
+        Subcommand("diff", "What the agent changed in files, as diffs.", _diff, (_SESSION,)),
+        Subcommand(
+            "model",
+            "The model of the next turns; with NAME, set it for the session.",
+            _model,
+            (arg("name", nargs="?", metavar="NAME", help="a litellm model name, or 'demo'"),),
+        ),
+        Subcommand("config", "The effective settings (never the API key).", _config),
+        Subcommand(
+            "materialize",
+            "The last turn's Python code as cells below its agent cell.",
+            _materialize,
+            (arg("session", nargs="?", metavar="SESSION", help="the session (default: the most recent one)"),),
+        ),
+        Subcommand(
+            "mcp",
+            "The MCP servers of this notebook: list them, a server's tools, or restart one.",
+            _mcp,
+            (arg("words", nargs="*", metavar="tools NAME | restart NAME", help="what to show or do (default: the servers)"),),
+        ),
+        Subcommand(
+            "session-file",
+            "Where this kernel's sessions are kept; PATH moves them.",
+            _session_file,
+            (arg("path", nargs="*", metavar="PATH", help="a .jsonl file, e.g. analysis.agent/main.jsonl"),),
+        ),
+        Subcommand("fix", "A turn that fixes the last error; TEXT adds to the request.", _fix, text="text", text_required=False),
+    ],
+    USAGE,
+)

@@ -98,4 +98,3 @@ def _tools(names: Sequence[str]) -> str:
 
 def _cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… [{len(text) - limit} more characters]"
-

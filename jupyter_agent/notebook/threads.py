@@ -25,8 +25,7 @@ def on_loop_thread(loop: asyncio.AbstractEventLoop | None) -> bool:
         return False
 
 
-def call_on_loop(loop: asyncio.AbstractEventLoop | None, function: Callable[[Unpack[Args]], object],
-                 *args: Unpack[Args]) -> None:
+def call_on_loop(loop: asyncio.AbstractEventLoop | None, function: Callable[[Unpack[Args]], object], *args: Unpack[Args]) -> None:
     """Calls ``function(*args)`` on ``loop``: now when that is where we are, else as soon as it can.
 
     Called directly, too, when there is no loop to hand it to (None, closed, or not running: then

@@ -78,16 +78,21 @@ def build_tools(
     return [tool for tool in tools if tool.name in wanted]
 
 
-def notebook_context(shell: Any, session: Any, current_step: Callable[[], int] = lambda: 0, *,
-                     cell_waits: bool = False) -> Any:
+def notebook_context(shell: Any, session: Any, current_step: Callable[[], int] = lambda: 0, *, cell_waits: bool = False) -> Any:
     """The notebook tools' context for ``session``: its read state lives as long as the session."""
     from jupyter_agent.features.notebook_tools import NotebookContext, NotebookEditLog, NotebookReadState
     from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
 
     state = _READ_STATES.setdefault(str(session.path), NotebookReadState())
-    return NotebookContext(frontend=CommNotebookFrontend(shell), notebook_path=lambda: session.notebook,
-                           user_ns=getattr(shell, "user_ns", None) or {}, edit_log=NotebookEditLog.for_session(session.path),
-                           current_step=current_step, state=state, cell_waits=cell_waits)
+    return NotebookContext(
+        frontend=CommNotebookFrontend(shell),
+        notebook_path=lambda: session.notebook,
+        user_ns=getattr(shell, "user_ns", None) or {},
+        edit_log=NotebookEditLog.for_session(session.path),
+        current_step=current_step,
+        state=state,
+        cell_waits=cell_waits,
+    )
 
 
 _READ_STATES: dict[str, Any] = {}  # session file -> what its agent read of the notebook

@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
+from jupyter_agent.loop import AbortSignal
 from jupyter_agent.messages import AssistantMessage, Message, ToolResultMessage, Usage, UserMessage, user_text
 from jupyter_agent.model import Model, StreamFn, StreamOptions
-from jupyter_agent.loop import AbortSignal
 from jupyter_agent.runtime.summarize import summarize_with_model
 
 CompactionMode = Literal["model", "truncate", "off"]
@@ -62,8 +62,10 @@ def plan_compaction(messages: Sequence[Message], keep_recent: int) -> Compaction
     if tail_start <= head_end:
         return None
     return CompactionPlan(
-        head=list(messages[:head_end]), middle=list(messages[head_end:tail_start]),
-        tail=list(messages[tail_start:]), tail_start=tail_start,
+        head=list(messages[:head_end]),
+        middle=list(messages[head_end:tail_start]),
+        tail=list(messages[tail_start:]),
+        tail_start=tail_start,
     )
 
 
@@ -127,6 +129,8 @@ class Compactor:
         if not summary:
             summary = truncate_summary(plan.middle)
         return Compaction(
-            plan=plan, summary=summary, view=plan.head + [summary_message(summary)] + plan.tail,
+            plan=plan,
+            summary=summary,
+            view=plan.head + [summary_message(summary)] + plan.tail,
             summary_usage=usage,
         )

@@ -120,7 +120,18 @@ class RunErrorEvent:
 
 
 RunEvent = Union[
-    RunStartEvent, StepStartEvent, RunTextDeltaEvent, RunThinkingDeltaEvent, ToolCallEvent,
-    ToolResultEvent, StepFinishEvent, UserMessageEvent, MessageEvent, CompactedEvent,
-    ApprovalRequestEvent, ApprovalResponseEvent, FinishEvent, RunErrorEvent,
+    RunStartEvent,
+    StepStartEvent,
+    RunTextDeltaEvent,
+    RunThinkingDeltaEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    StepFinishEvent,
+    UserMessageEvent,
+    MessageEvent,
+    CompactedEvent,
+    ApprovalRequestEvent,
+    ApprovalResponseEvent,
+    FinishEvent,
+    RunErrorEvent,
 ]

@@ -15,20 +15,21 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
-from jupyter_agent.messages import AssistantMessage, Message, UserContent, UserMessage, copy_message
-from jupyter_agent.model import StreamOptions
 from jupyter_agent.loop import (
     AbortController,
     AbortSignal,
     AgentLoopError,
-    AgentTool,
     AgentLoopOptions,
+    AgentTool,
     RequestPreparation,
     TurnDecision,
     TurnInfo,
     run_agent_loop,
 )
 from jupyter_agent.loop.agent_loop import TRUNCATED
+from jupyter_agent.messages import AssistantMessage, Message, UserContent, UserMessage, copy_message
+from jupyter_agent.model import StreamOptions
+from jupyter_agent.model.tokens import estimate_message_tokens, estimate_overhead
 from jupyter_agent.runtime.compaction import Compaction, Compactor
 from jupyter_agent.runtime.events import CompactedEvent, RunErrorEvent, RunStartEvent
 from jupyter_agent.runtime.feed import EventFeed
@@ -37,10 +38,9 @@ from jupyter_agent.runtime.limits import HookRunner, Limits, StepContext, StepIn
 from jupyter_agent.runtime.options import RunOptions, StepOverrides, resolve_model
 from jupyter_agent.runtime.permissions import ApprovalGate
 from jupyter_agent.runtime.queues import InputQueues
-from jupyter_agent.runtime.result_budget import clamp_tool, result_char_budget, shrink_results
 from jupyter_agent.runtime.result import ABORTED, COMPLETED, ERROR, MAX_CONTEXT, MAX_OUTPUT, RunResult
+from jupyter_agent.runtime.result_budget import clamp_tool, result_char_budget, shrink_results
 from jupyter_agent.runtime.transcript import TranscriptRecorder
-from jupyter_agent.model.tokens import estimate_message_tokens, estimate_overhead
 from jupyter_agent.runtime.window import ContextWindow
 
 
@@ -62,11 +62,14 @@ class RunHost:
         self.view: list[Message] = [copy_message(message) for message in options.messages]
         self.transcript = TranscriptRecorder(options.messages, self.emit, self._account, self._view_appended)
         self.window = ContextWindow(
-            options.window_tokens, options.max_output_tokens,
+            options.window_tokens,
+            options.max_output_tokens,
             estimate_overhead(options.system, [tool.spec() for tool in self.tools]),
         )
         self.window.reset(self.view)
-        self.compactor = Compactor(options.compaction, options.compact_keep_recent, options.stream, options.model, options.stream_options)
+        self.compactor = Compactor(
+            options.compaction, options.compact_keep_recent, options.stream, options.model, options.stream_options
+        )
         self.base_stream_options = options.stream_options or StreamOptions()
         self.ledger = StepLedger(options.rates, options.model, self.emit)
         self.compactions = 0
@@ -78,9 +81,14 @@ class RunHost:
     def loop_options(self) -> AgentLoopOptions:
         o = self.options
         return AgentLoopOptions(
-            model=o.model, stream_fn=o.stream, system_prompt=o.system, tools=self.tools,
-            stream_options=o.stream_options, get_steering_messages=self.poll_steering,
-            get_follow_up_messages=self.poll_follow_ups, prepare_request=self.prepare_request,
+            model=o.model,
+            stream_fn=o.stream,
+            system_prompt=o.system,
+            tools=self.tools,
+            stream_options=o.stream_options,
+            get_steering_messages=self.poll_steering,
+            get_follow_up_messages=self.poll_follow_ups,
+            prepare_request=self.prepare_request,
             finish_turn=self.finish_turn,
         )
 
@@ -135,14 +143,19 @@ class RunHost:
         if reason == ABORTED:
             cause = self.signal.reason if self.signal.aborted else None
             self.transcript.record_interrupted(str(cause or "Run cancelled"))
-        self.transcript.pair_open(str(error) if error is not None else str(self.signal.reason or "Run ended"),
-                                  cancelled=reason == ABORTED)
+        self.transcript.pair_open(
+            str(error) if error is not None else str(self.signal.reason or "Run ended"), cancelled=reason == ABORTED
+        )
         self.ledger.close()
         if error is not None:
             self.emit(RunErrorEvent(error=error))
         return RunResult(
-            text=self.transcript.final_text(), reason=reason, usage=self.ledger.usage.copy(),
-            messages=self.transcript.messages, steps=self.ledger.step, compactions=self.compactions,
+            text=self.transcript.final_text(),
+            reason=reason,
+            usage=self.ledger.usage.copy(),
+            messages=self.transcript.messages,
+            steps=self.ledger.step,
+            compactions=self.compactions,
             error=(str(error) or type(error).__name__) if error is not None else None,
         )
 
@@ -261,11 +274,15 @@ class RunHost:
         first_kept = self.transcript.compacted(compaction.plan)
         self.window.reset(compaction.view)
         self.compactions += 1
-        self.emit(CompactedEvent(
-            dropped_messages=len(compaction.plan.middle),
-            kept_messages=len(compaction.plan.head) + len(compaction.plan.tail),
-            summary_chars=len(compaction.summary), summary=compaction.summary, first_kept_index=first_kept,
-        ))
+        self.emit(
+            CompactedEvent(
+                dropped_messages=len(compaction.plan.middle),
+                kept_messages=len(compaction.plan.head) + len(compaction.plan.tail),
+                summary_chars=len(compaction.summary),
+                summary=compaction.summary,
+                first_kept_index=first_kept,
+            )
+        )
 
     # -- bookkeeping --------------------------------------------------------------------------
     def remaining_spend(self) -> float | None:
@@ -320,12 +337,16 @@ class RunHost:
         requested = overrides.max_output_tokens or self.options.max_output_tokens
         if isinstance(requested, bool) or not isinstance(requested, int) or requested < 1:
             raise self.hooks.caller_error(ValueError("max_output_tokens must be a positive integer"))
-        update: dict[str, object] = {"max_tokens": self.window.output_budget(requested, model.max_tokens, self.window.projected_input())}
+        update: dict[str, object] = {
+            "max_tokens": self.window.output_budget(requested, model.max_tokens, self.window.projected_input())
+        }
         if overrides.tool_choice is not None:
             update["tool_choice"] = overrides.tool_choice
         if overrides.temperature is not None:
             update["temperature"] = overrides.temperature
         return RequestPreparation(
-            system_prompt=overrides.system, tools=tools, model=model if overrides.model is not None else None,
+            system_prompt=overrides.system,
+            tools=tools,
+            model=model if overrides.model is not None else None,
             stream_options=self.base_stream_options.model_copy(update=update),
         )

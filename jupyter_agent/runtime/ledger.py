@@ -74,9 +74,9 @@ class StepLedger:
         if not self._open:
             return
         self._open = False
-        self.emit(StepFinishEvent(
-            step=self.step, usage=self.usage.copy(), step_usage=self._step_usage.copy(), model=self.model.id
-        ))
+        self.emit(
+            StepFinishEvent(step=self.step, usage=self.usage.copy(), step_usage=self._step_usage.copy(), model=self.model.id)
+        )
 
     def remaining_spend(self, ceiling: float | None) -> float | None:
         return None if ceiling is None else max(0.0, ceiling - self.usage.spend_usd)

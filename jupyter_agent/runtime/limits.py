@@ -11,8 +11,8 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Union
 
-from jupyter_agent.messages import Message
 from jupyter_agent.loop import AbortSignal, abortable
+from jupyter_agent.messages import Message
 
 STOPPED_BY_CALLER = "stopped_by_caller"
 MAX_STEPS = "max_steps"

@@ -218,7 +218,15 @@ def default_stream_fn() -> StreamFn:
 
 
 __all__ = [
-    "DEFAULT_KEEP_RECENT", "DEFAULT_MAX_OUTPUT_TOKENS", "MAX_SPEND_INVALID", "MODEL_INVALID",
-    "RunOptions", "StepOverrides", "caller_message", "default_stream_fn", "positive_integer",
-    "resolve_model", "unknown_compaction",
+    "DEFAULT_KEEP_RECENT",
+    "DEFAULT_MAX_OUTPUT_TOKENS",
+    "MAX_SPEND_INVALID",
+    "MODEL_INVALID",
+    "RunOptions",
+    "StepOverrides",
+    "caller_message",
+    "default_stream_fn",
+    "positive_integer",
+    "resolve_model",
+    "unknown_compaction",
 ]

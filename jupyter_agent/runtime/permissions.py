@@ -16,11 +16,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Literal, Sequence, Union
 
-from jupyter_agent.messages import copy_json
 from pydantic import BaseModel
 
 from jupyter_agent.loop import AbortSignal, AgentTool
 from jupyter_agent.loop.types import ToolReturn
+from jupyter_agent.messages import copy_json
 from jupyter_agent.runtime.events import ApprovalRequestEvent, ApprovalResponseEvent, RunEvent
 from jupyter_agent.runtime.limits import HookRunner
 

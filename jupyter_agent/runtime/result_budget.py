@@ -15,9 +15,9 @@ from typing import Sequence
 
 from pydantic import BaseModel
 
-from jupyter_agent.messages import ImageContent, Message, TextContent, ToolResultMessage
 from jupyter_agent.loop import AbortSignal, AgentTool, ToolOutput
 from jupyter_agent.loop.execute_tool import normalize_output
+from jupyter_agent.messages import ImageContent, Message, TextContent, ToolResultMessage
 from jupyter_agent.model.tokens import estimate_message_tokens
 
 CHARS_PER_TOKEN = 4
@@ -32,8 +32,10 @@ def result_char_budget(window_tokens: int) -> int:
 
 
 def cut_note(cut_chars: int, window_tokens: int) -> str:
-    return (f"[… {cut_chars} characters cut from this tool result to fit the model's context window "
-            f"({window_tokens} tokens); ask for a smaller part to see more …]")
+    return (
+        f"[… {cut_chars} characters cut from this tool result to fit the model's context window "
+        f"({window_tokens} tokens); ask for a smaller part to see more …]"
+    )
 
 
 def clamp_text(text: str, max_chars: int, window_tokens: int) -> str:
@@ -42,11 +44,13 @@ def clamp_text(text: str, max_chars: int, window_tokens: int) -> str:
         return text
     keep = max(0, max_chars - _NOTE_ROOM + 40)  # the note takes about 160 characters
     head = text[: keep // 2]
-    tail = text[len(text) - (keep - len(head)):] if keep > len(head) else ""
+    tail = text[len(text) - (keep - len(head)) :] if keep > len(head) else ""
     return f"{head}\n{cut_note(len(text) - len(head) - len(tail), window_tokens)}\n{tail}"
 
 
-def clamp_blocks(blocks: Sequence[TextContent | ImageContent], max_chars: int, window_tokens: int) -> list[TextContent | ImageContent]:
+def clamp_blocks(
+    blocks: Sequence[TextContent | ImageContent], max_chars: int, window_tokens: int
+) -> list[TextContent | ImageContent]:
     """The text blocks share ``max_chars``; images pass (they are capped by count and bytes)."""
     total = sum(len(block.text) for block in blocks if isinstance(block, TextContent))
     if total <= max_chars:

@@ -1,9 +1,9 @@
 """``run_agent`` and ``AgentRun``: start a run as a task on the running loop, steer it, await it.
 
-    run = run_agent(model, "Plot the sales by region", tools=kernel_tools(...))
-    run.add_listener(render)          # or: async for event in run.events
-    run.steer("use a bar chart")      # delivered at the next step boundary
-    result = await run.result()
+run = run_agent(model, "Plot the sales by region", tools=kernel_tools(...))
+run.add_listener(render)          # or: async for event in run.events
+run.steer("use a bar chart")      # delivered at the next step boundary
+result = await run.result()
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any, AsyncIterator, Callable, Sequence
 
+from jupyter_agent.loop import AbortController, AbortSignal, AgentTool
 from jupyter_agent.messages import Message, UserContent
 from jupyter_agent.model import Model, StreamFn, StreamOptions
-from jupyter_agent.loop import AbortController, AbortSignal, AgentTool
 from jupyter_agent.runtime.compaction import CompactionMode
 from jupyter_agent.runtime.events import FinishEvent, RunEvent
 from jupyter_agent.runtime.feed import EventFeed
@@ -32,7 +32,9 @@ _RUNNING: set[asyncio.Task[None]] = set()
 
 
 class AgentRun:
-    def __init__(self, host: RunHost, feed: EventFeed, queues: InputQueues, controller: AbortController, unlink: Callable[[], None]) -> None:
+    def __init__(
+        self, host: RunHost, feed: EventFeed, queues: InputQueues, controller: AbortController, unlink: Callable[[], None]
+    ) -> None:
         self._host = host
         self._feed = feed
         self._queues = queues

@@ -18,10 +18,7 @@ RATES_INVALID = "Rates must be non-negative numbers"
 
 
 def _valid_rate(value: object) -> bool:
-    return (
-        isinstance(value, (int, float)) and not isinstance(value, bool)
-        and math.isfinite(value) and value >= 0
-    )
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 @dataclass(frozen=True)
@@ -42,8 +39,10 @@ class Rates:
         cache_read = self.input * CACHE_READ_FACTOR if self.cache_read is None else self.cache_read
         cache_write = self.input * CACHE_WRITE_FACTOR if self.cache_write is None else self.cache_write
         return (
-            usage.input * self.input + usage.output * self.output
-            + usage.cache_read * cache_read + usage.cache_write * cache_write
+            usage.input * self.input
+            + usage.output * self.output
+            + usage.cache_read * cache_read
+            + usage.cache_write * cache_write
         ) / _PER_MILLION
 
     @classmethod
@@ -51,8 +50,10 @@ class Rates:
         # A price map that leaves cache prices at 0 does not know them; 0 would make caching free.
         prices = model.cost
         return cls(
-            input=prices.input, output=prices.output,
-            cache_read=prices.cache_read or None, cache_write=prices.cache_write or None,
+            input=prices.input,
+            output=prices.output,
+            cache_read=prices.cache_read or None,
+            cache_write=prices.cache_write or None,
         )
 
 

@@ -6,9 +6,9 @@ import inspect
 import json
 from typing import Sequence
 
+from jupyter_agent.loop import AbortSignal, abortable
 from jupyter_agent.messages import AssistantMessage, Message, Usage, UserMessage, user_text
 from jupyter_agent.model import AssistantMessageEventStream, Context, Model, StreamFn, StreamOptions
-from jupyter_agent.loop import AbortSignal, abortable
 
 SUMMARY_SYSTEM_PROMPT = (
     "You compact the transcript of a coding agent's run so the agent can continue the work with "
@@ -76,7 +76,9 @@ async def summarize_with_model(
     return message.text.strip(), message.usage
 
 
-async def complete_request(stream_fn: StreamFn, model: Model, context: Context, options: StreamOptions, signal: AbortSignal) -> AssistantMessage:
+async def complete_request(
+    stream_fn: StreamFn, model: Model, context: Context, options: StreamOptions, signal: AbortSignal
+) -> AssistantMessage:
     """One request outside the loop (a summary, a memory extraction): the final message, abortable."""
     obtained = stream_fn(model, context, options, None)
     stream = await abortable(obtained, signal) if inspect.isawaitable(obtained) else obtained

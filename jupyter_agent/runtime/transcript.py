@@ -72,15 +72,21 @@ class TranscriptRecorder:
                 self._announce(call.id, call.name, call.arguments)
             if message.stop_reason in ("error", "aborted"):
                 # Replay drops such a response with its calls: they never get a result message.
-                self.pair_open(message.error_message or f"Model response ended with {message.stop_reason}",
-                               cancelled=message.stop_reason == "aborted")
+                self.pair_open(
+                    message.error_message or f"Model response ended with {message.stop_reason}",
+                    cancelled=message.stop_reason == "aborted",
+                )
         elif isinstance(message, ToolResultMessage):
             self._open_calls.pop(message.tool_call_id, None)
-            self._emit(ToolResultEvent(
-                tool_call_id=message.tool_call_id, name=message.tool_name,
-                content=[block.model_copy() for block in message.content],
-                is_error=message.is_error, details=message.details,
-            ))
+            self._emit(
+                ToolResultEvent(
+                    tool_call_id=message.tool_call_id,
+                    name=message.tool_name,
+                    content=[block.model_copy() for block in message.content],
+                    is_error=message.is_error,
+                    details=message.details,
+                )
+            )
 
     def _announce(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
         if call_id in self._announced:
@@ -94,10 +100,15 @@ class TranscriptRecorder:
         ``cancelled``: the run was stopped before the calls could run (``details`` says so)."""
         calls, self._open_calls = self._open_calls, {}
         for call_id, name in calls.items():
-            self._emit(ToolResultEvent(
-                tool_call_id=call_id, name=name, content=[TextContent(text=reason)], is_error=True,
-                details=cancelled_details() if cancelled else None,
-            ))
+            self._emit(
+                ToolResultEvent(
+                    tool_call_id=call_id,
+                    name=name,
+                    content=[TextContent(text=reason)],
+                    is_error=True,
+                    details=cancelled_details() if cancelled else None,
+                )
+            )
 
     def record_interrupted(self, reason: str) -> None:
         """Keeps what had streamed of an interrupted response (replay drops it: it is aborted)."""
@@ -111,11 +122,11 @@ class TranscriptRecorder:
     def compacted(self, plan: CompactionPlan) -> int:
         """Realigns the view's sources after compaction; returns the first kept message's index."""
         first_kept = self.view_sources[plan.tail_start]
-        self.view_sources = self.view_sources[: len(plan.head)] + [None] + self.view_sources[plan.tail_start:]
+        self.view_sources = self.view_sources[: len(plan.head)] + [None] + self.view_sources[plan.tail_start :]
         return first_kept if first_kept is not None else len(self.messages)
 
     def final_text(self) -> str:
-        for message in reversed(self.messages[self.run_start:]):
+        for message in reversed(self.messages[self.run_start :]):
             if isinstance(message, AssistantMessage):
                 return message.text
         return ""

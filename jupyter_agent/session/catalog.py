@@ -36,8 +36,7 @@ def sessions_folder(notebook_path: str | Path) -> Path:
 def session_path(notebook_path: str | Path, name: str) -> Path:
     if not _VALID_NAME.fullmatch(name):
         raise ValueError(
-            f"invalid session name {name!r}: use letters, digits, '.', '_' or '-' "
-            "(at most 100, not starting with '.' or '-')"
+            f"invalid session name {name!r}: use letters, digits, '.', '_' or '-' (at most 100, not starting with '.' or '-')"
         )
     return sessions_folder(notebook_path) / f"{name}{SESSION_SUFFIX}"
 

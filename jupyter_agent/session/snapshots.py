@@ -216,6 +216,7 @@ def _changed(states: dict) -> bool:
 
 def _same(one: dict | None, other: dict | None) -> bool:
     """Same content (or the same absence); the mode is restored, not compared."""
+
     def content(state: dict | None) -> dict | None:
         return None if state is None else {key: value for key, value in state.items() if key != "mode"}
 

@@ -8,8 +8,8 @@ per record and updates the in-memory index, so an append never re-reads the file
 from __future__ import annotations
 
 import weakref
-from pathlib import Path
 from collections.abc import Collection, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jupyter_agent.messages import AssistantMessage, Message, ToolResultMessage, UserMessage, copy_message
@@ -306,8 +306,12 @@ def _model_name(model: Any) -> str | None:
 
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "spend_usd")
 # A messages.Usage (per response) names the same quantities differently.
-_USAGE_ALIASES = {"input": "input_tokens", "output": "output_tokens", "cache_read": "cache_read_tokens",
-                  "cache_write": "cache_write_tokens"}
+_USAGE_ALIASES = {
+    "input": "input_tokens",
+    "output": "output_tokens",
+    "cache_read": "cache_read_tokens",
+    "cache_write": "cache_write_tokens",
+}
 
 
 def _usage_fields(step_usage: Any) -> dict[str, Any]:

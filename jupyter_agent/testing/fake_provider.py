@@ -121,7 +121,7 @@ def tool_calls(*calls: FakeToolCall, text: str | None = None, usage: dict | None
         chunks.append(_delta({"tool_calls": [first]}))
         size = max(1, -(-len(fake.arguments) // max(1, fake.pieces)))
         for start in range(0, len(fake.arguments), size):
-            fragment = {"index": index, "function": {"arguments": fake.arguments[start:start + size]}}
+            fragment = {"index": index, "function": {"arguments": fake.arguments[start : start + size]}}
             chunks.append(_delta({"tool_calls": [fragment]}))
     return FakeResponse(_finish(chunks, "tool_calls", usage), delay=delay)
 
@@ -135,8 +135,12 @@ API_KEY_PLACEHOLDER = "{api_key}"  # in an error message: replaced by the key th
 
 def rejected_key(status: int = 401) -> FakeResponse:
     """The provider refuses the key and echoes it whole in the error body, as some do."""
-    return http_error(status, f"Incorrect API key provided: {API_KEY_PLACEHOLDER}. You can find your API key "
-                              "at https://platform.example/account/api-keys.", code="invalid_api_key")
+    return http_error(
+        status,
+        f"Incorrect API key provided: {API_KEY_PLACEHOLDER}. You can find your API key "
+        "at https://platform.example/account/api-keys.",
+        code="invalid_api_key",
+    )
 
 
 def dropped(*pieces: str, delay: float = 0.0) -> FakeResponse:
@@ -147,7 +151,7 @@ def dropped(*pieces: str, delay: float = 0.0) -> FakeResponse:
 def malformed(*pieces: str, payload: str = '{"choices": [{"delta": {"content": "oops"') -> FakeResponse:
     """Streams the pieces, then a chunk that is not JSON, then carries on as if nothing happened."""
     good = text(*pieces).chunks
-    return FakeResponse(good[: 1 + len(pieces)] + [payload] + good[1 + len(pieces):])
+    return FakeResponse(good[: 1 + len(pieces)] + [payload] + good[1 + len(pieces) :])
 
 
 def hanging(*pieces: str, delay: float = 0.0) -> FakeResponse:
@@ -156,8 +160,10 @@ def hanging(*pieces: str, delay: float = 0.0) -> FakeResponse:
 
 
 ORPHAN_TOOL_MESSAGE = "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
-UNANSWERED_TOOL_CALLS = ("An assistant message with 'tool_calls' must be followed by tool messages responding to each "
-                         "'tool_call_id'. The following tool_call_ids did not have response messages: {ids}")
+UNANSWERED_TOOL_CALLS = (
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to each "
+    "'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
+)
 DUPLICATE_TOOL_CALL_ID = "Invalid parameter: duplicate tool_call id '{id}' in messages."
 
 
@@ -191,14 +197,22 @@ class _ClientGone(Exception):
 class FakeProvider:
     """Serves on 127.0.0.1 (ephemeral port by default) from a background thread while entered."""
 
-    def __init__(self, responses: Sequence[FakeResponse | Responder] = (), *, port: int = 0,
-                 models: Sequence[str] = ("fake-model",), fallback: Responder | None = None) -> None:
+    def __init__(
+        self,
+        responses: Sequence[FakeResponse | Responder] = (),
+        *,
+        port: int = 0,
+        models: Sequence[str] = ("fake-model",),
+        fallback: Responder | None = None,
+    ) -> None:
         self._responses: deque = deque(responses)
         self._lock = threading.Condition()
         self._port = port
         self.models = list(models)
         # An exhausted script answers 500, so a test that under-scripts fails loudly.
-        self.fallback: Responder = fallback or (lambda body: http_error(500, "fake provider: no scripted response left", "server_error"))
+        self.fallback: Responder = fallback or (
+            lambda body: http_error(500, "fake provider: no scripted response left", "server_error")
+        )
         self.requests: list[dict] = []
         self.request_headers: list[dict[str, str]] = []
         self.disconnects: list[float] = []
@@ -249,8 +263,9 @@ class FakeProvider:
         self._server = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
         self._server.daemon_threads = True
         self._stopping.clear()
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                         name="fake-provider", daemon=True).start()
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-provider", daemon=True
+        ).start()
         return self
 
     def stop(self) -> None:

@@ -18,8 +18,11 @@ from jupyter_agent.testing.fake_provider import FakeProvider, echo_responder, re
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Serve scripted OpenAI-compatible streams on 127.0.0.1.")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port (printed on start)")
-    parser.add_argument("--script", help='JSON list: {"text": ...} | {"reasoning": ..., "text": ...} | '
-                        '{"tool_calls": [{"name": ..., "arguments": {...}}], "text": ...} | {"error": 429, "message": ...}')
+    parser.add_argument(
+        "--script",
+        help='JSON list: {"text": ...} | {"reasoning": ..., "text": ...} | '
+        '{"tool_calls": [{"name": ..., "arguments": {...}}], "text": ...} | {"error": 429, "message": ...}',
+    )
     parser.add_argument("--echo", action="store_true", help="echo the user once the script is exhausted")
     parser.add_argument("--repeat", action="store_true", help="play the script in a loop, forever")
     args = parser.parse_args(argv)

@@ -10,7 +10,6 @@ Tools: ``echo`` and ``env`` (read-only), ``add_note`` (a mutation), ``fail`` (an
 (an embedded resource) and ``grow`` (adds a tool and announces the changed list).
 """
 
-
 import argparse
 import asyncio
 import os
@@ -19,7 +18,7 @@ import time
 from typing import Any
 
 # A 1×1 red PNG.
-PIXEL = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")
+PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 
 
 def build(name: str) -> Any:
@@ -77,6 +76,7 @@ def build(name: str) -> Any:
     @server.tool()
     async def grow(ctx: Context) -> str:
         """Add the tool "extra" and tell the client the tool list changed."""
+
         @server.tool(annotations=read_only)
         def extra() -> str:
             """A tool that did not exist when the server started."""

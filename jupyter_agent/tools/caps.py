@@ -91,7 +91,7 @@ def truncate_head_tail(text: str, caps: OutputCaps, omitted_before: int = 0) -> 
     if len(lines) <= budget_lines and total_bytes <= budget_bytes and not omitted_before:
         return "\n".join(lines)
     head = _take(lines, budget_lines // 2, budget_bytes // 2)
-    tail = _take(list(reversed(lines[len(head):])), budget_lines - len(head), budget_bytes // 2)
+    tail = _take(list(reversed(lines[len(head) :])), budget_lines - len(head), budget_bytes // 2)
     tail.reverse()
     cut_lines = len(lines) - len(head) - len(tail)
     cut_bytes = total_bytes - sum(utf8_len(line) + 1 for line in head + tail) + omitted_before
@@ -147,7 +147,7 @@ class HeadTailBuffer(Generic[AnyText]):
                 self._compact_tail()
 
     def _compact_tail(self) -> None:
-        joined = self._empty.join(self._tail)[-self._limit:]
+        joined = self._empty.join(self._tail)[-self._limit :]
         self._tail = [joined]
         self._tail_len = len(joined)
 

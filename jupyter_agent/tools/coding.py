@@ -47,4 +47,3 @@ def coding_tools(
         write_tool(root, tracker, before_write),
         bash_tool(root, caps, bash_timeout),
     ]
-

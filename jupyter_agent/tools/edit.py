@@ -36,9 +36,7 @@ class EditArgs(BaseModel):
     replace_all: bool = Field(default=False, description="Replace every occurrence instead of exactly one.")
 
 
-def edit_tool(
-    workspace: Workspace, tracker: ReadTracker, caps: OutputCaps, before_write: BeforeWrite | None
-) -> AgentTool:
+def edit_tool(workspace: Workspace, tracker: ReadTracker, caps: OutputCaps, before_write: BeforeWrite | None) -> AgentTool:
     async def execute(args: EditArgs, signal) -> list:
         plan = await in_thread(lambda stop: plan_edit(workspace, tracker, caps, args, stop))
         return [TextContent(text=await apply_change(plan, tracker, before_write))]

@@ -32,9 +32,7 @@ def glob_tool(workspace: Workspace, caps: OutputCaps) -> AgentTool:
         text = await in_thread(lambda stop: find_paths(workspace, caps, args.pattern, args.path, stop))
         return [TextContent(text=text)]
 
-    return AgentTool(
-        name="glob", description=DESCRIPTION, parameters=GlobArgs, execute=execute, label="Glob", read_only=True
-    )
+    return AgentTool(name="glob", description=DESCRIPTION, parameters=GlobArgs, execute=execute, label="Glob", read_only=True)
 
 
 def find_paths(workspace: Workspace, caps: OutputCaps, pattern: str, path: str, stop: threading.Event) -> str:

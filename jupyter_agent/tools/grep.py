@@ -77,9 +77,7 @@ def grep_tool(workspace: Workspace, caps: OutputCaps) -> AgentTool:
         text = await in_thread(lambda stop: run_bounded(search, (workspace, caps, args), stop))
         return [TextContent(text=text)]
 
-    return AgentTool(
-        name="grep", description=DESCRIPTION, parameters=GrepArgs, execute=execute, label="Grep", read_only=True
-    )
+    return AgentTool(name="grep", description=DESCRIPTION, parameters=GrepArgs, execute=execute, label="Grep", read_only=True)
 
 
 def search(workspace: Workspace, caps: OutputCaps, args: GrepArgs, stop: threading.Event | None = None) -> str:
@@ -203,9 +201,7 @@ def _read_small(path: str, limit: int) -> bytes | None:
 def _report(state: _Search, args: GrepArgs, shown: str) -> str:
     notes = []
     if state.stopped:
-        notes.append(
-            f"[Stopped after {state.matches} matching lines; narrow the pattern, path or glob to see the rest.]"
-        )
+        notes.append(f"[Stopped after {state.matches} matching lines; narrow the pattern, path or glob to see the rest.]")
     if state.too_slow:
         names = ", ".join(state.too_slow[:3]) + (f" and {len(state.too_slow) - 3} more" if len(state.too_slow) > 3 else "")
         notes.append(

@@ -33,7 +33,9 @@ _idle: list[subprocess.Popen[bytes]] = []
 _idle_lock = threading.Lock()
 
 
-def run_bounded(work: Callable[..., str], arguments: tuple[Any, ...], stop: threading.Event, seconds: float = SEARCH_SECONDS) -> str:
+def run_bounded(
+    work: Callable[..., str], arguments: tuple[Any, ...], stop: threading.Event, seconds: float = SEARCH_SECONDS
+) -> str:
     """``work(*arguments)`` in a worker process; a ``ToolError`` there is raised here with its text."""
     worker = _take_worker()
     finished = False
@@ -72,7 +74,10 @@ def _take_worker() -> subprocess.Popen[bytes]:
                 return worker
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join(path for path in sys.path if path))
     return subprocess.Popen(
-        [sys.executable, "-c", _BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment,
+        [sys.executable, "-c", _BOOT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=environment,
         start_new_session=True,  # a Ctrl-C meant for the kernel does not reach it
     )
 

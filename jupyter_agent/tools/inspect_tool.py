@@ -113,8 +113,14 @@ def _attribute(value: Any, attribute: str, path: str) -> Any:
 
 
 # Descriptors implemented by the interpreter: reading them runs no Python code.
-_INTERPRETER_DESCRIPTORS = (types.MemberDescriptorType, types.GetSetDescriptorType, types.MethodDescriptorType,
-                            types.WrapperDescriptorType, types.ClassMethodDescriptorType, types.BuiltinFunctionType)
+_INTERPRETER_DESCRIPTORS = (
+    types.MemberDescriptorType,
+    types.GetSetDescriptorType,
+    types.MethodDescriptorType,
+    types.WrapperDescriptorType,
+    types.ClassMethodDescriptorType,
+    types.BuiltinFunctionType,
+)
 
 
 def _is_own_attribute(value: Any, attribute: str, static: Any) -> bool:
@@ -143,8 +149,15 @@ def describe(path: str, value: Any, policy: DataPolicy) -> str:
 
 
 # Functions and methods (inspect.isroutine without isinstance, which reads __class__).
-_ROUTINES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.MethodDescriptorType,
-             types.WrapperDescriptorType, types.MethodWrapperType, types.ClassMethodDescriptorType)
+_ROUTINES = (
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.MethodDescriptorType,
+    types.WrapperDescriptorType,
+    types.MethodWrapperType,
+    types.ClassMethodDescriptorType,
+)
 
 
 def _describe_module(path: str, module: types.ModuleType) -> str:

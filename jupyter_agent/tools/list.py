@@ -35,9 +35,7 @@ def list_tool(workspace: Workspace, caps: OutputCaps) -> AgentTool:
         text = await in_thread(lambda stop: list_folder(workspace, caps, args.path, stop))
         return [TextContent(text=text)]
 
-    return AgentTool(
-        name="list", description=DESCRIPTION, parameters=ListArgs, execute=execute, label="List", read_only=True
-    )
+    return AgentTool(name="list", description=DESCRIPTION, parameters=ListArgs, execute=execute, label="List", read_only=True)
 
 
 def list_folder(workspace: Workspace, caps: OutputCaps, path: str, stop: threading.Event) -> str:

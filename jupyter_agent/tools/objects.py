@@ -20,8 +20,7 @@ from typing import Any
 SIZED_BUILTINS = (list, tuple, dict, set, frozenset, str, bytes, bytearray, range)
 SCALARS = (bool, int, float, complex, type(None))
 # Exact types whose str() is the standard library's own: shown as they are in table cells.
-PLAIN_CELLS = (*SCALARS, str, bytes, datetime.date, datetime.datetime, datetime.time, datetime.timedelta,
-               decimal.Decimal)
+PLAIN_CELLS = (*SCALARS, str, bytes, datetime.date, datetime.datetime, datetime.time, datetime.timedelta, decimal.Decimal)
 # Libraries whose properties and reprs the tools may run: they are not the user's code.
 LIBRARY_MODULES = ("pandas", "numpy")
 

@@ -53,9 +53,7 @@ def child_environment() -> dict[str, str]:
     return env
 
 
-async def run_command(
-    command: str, *, cwd: str, timeout: float, signal: AbortSignal, capture_bytes: int
-) -> CommandResult:
+async def run_command(command: str, *, cwd: str, timeout: float, signal: AbortSignal, capture_bytes: int) -> CommandResult:
     stdout: HeadTailBuffer[bytes] = HeadTailBuffer(b"", capture_bytes)
     stderr: HeadTailBuffer[bytes] = HeadTailBuffer(b"", capture_bytes)
     if signal.aborted:
@@ -109,7 +107,9 @@ async def run_command(
 async def _start(command: str, cwd: str) -> asyncio.subprocess.Process:
     creating = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            shell_path(), "-c", command,
+            shell_path(),
+            "-c",
+            command,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,

@@ -19,8 +19,8 @@ from pydantic import BaseModel, Field
 from jupyter_agent.loop import AbortSignal, AgentTool, RunCancelled
 from jupyter_agent.messages import TextContent
 from jupyter_agent.tools import figures
-from jupyter_agent.tools.capture import OutputSink, captured_output
 from jupyter_agent.tools.caps import OutputCaps
+from jupyter_agent.tools.capture import OutputSink, captured_output
 from jupyter_agent.tools.errors import ToolError
 
 DESCRIPTION = (

@@ -37,14 +37,10 @@ def read_tool(workspace: Workspace, tracker: ReadTracker, caps: OutputCaps) -> A
     async def execute(args: ReadArgs, signal) -> list:
         return await in_thread(lambda stop: read_file(workspace, tracker, caps, args, stop))
 
-    return AgentTool(
-        name="read", description=DESCRIPTION, parameters=ReadArgs, execute=execute, label="Read", read_only=True
-    )
+    return AgentTool(name="read", description=DESCRIPTION, parameters=ReadArgs, execute=execute, label="Read", read_only=True)
 
 
-def read_file(
-    workspace: Workspace, tracker: ReadTracker, caps: OutputCaps, args: ReadArgs, stop: threading.Event
-) -> list:
+def read_file(workspace: Workspace, tracker: ReadTracker, caps: OutputCaps, args: ReadArgs, stop: threading.Event) -> list:
     path = workspace.resolve(args.path)
     shown = workspace.relative(path)
     if path.is_dir():
@@ -158,8 +154,14 @@ class _LineSplitter:
 
 
 def _numbered_window(
-    handle: BinaryIO, size: int, path: Path, shown: str, tracker: ReadTracker, caps: OutputCaps,
-    args: ReadArgs, stop: threading.Event,
+    handle: BinaryIO,
+    size: int,
+    path: Path,
+    shown: str,
+    tracker: ReadTracker,
+    caps: OutputCaps,
+    args: ReadArgs,
+    stop: threading.Event,
 ) -> str:
     # The whole file is hashed (read-before-write needs its digest) even when one window is shown,
     # unless it is over the cap: then only the window is read, and the file cannot be changed by edit.

@@ -54,7 +54,4 @@ class ReadTracker:
                 f"Read it with the read tool first, then retry the {action}."
             )
         if seen != digest_of(current):
-            raise ToolError(
-                f"{display} has changed on disk since it was last read. "
-                f"Read it again, then retry the {action}."
-            )
+            raise ToolError(f"{display} has changed on disk since it was last read. Read it again, then retry the {action}.")

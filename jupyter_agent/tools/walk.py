@@ -18,8 +18,19 @@ from jupyter_agent.tools.workspace import Workspace
 # Tool and package caches: never what the model is looking for, and often enormous.
 IGNORED_DIRS = frozenset(
     {
-        ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", ".mypy_cache",
-        ".pytest_cache", ".ruff_cache", ".tox", ".ipynb_checkpoints", ".next", ".turbo",
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        ".ipynb_checkpoints",
+        ".next",
+        ".turbo",
     }
 )
 

@@ -53,24 +53,36 @@ def served_extension() -> pathlib.Path:
         return BUILD
     from jupyter_core.paths import jupyter_path
 
-    return next((pathlib.Path(folder) / EXTENSION for folder in jupyter_path("labextensions")
-                 if (pathlib.Path(folder) / EXTENSION / "package.json").exists()), BUILD)
+    return next(
+        (
+            pathlib.Path(folder) / EXTENSION
+            for folder in jupyter_path("labextensions")
+            if (pathlib.Path(folder) / EXTENSION / "package.json").exists()
+        ),
+        BUILD,
+    )
 
 
 def put_notebook(lab: str, name: str, sources: list[str]) -> None:
-    cells = [{"cell_type": "code", "execution_count": None, "id": f"cell-{i}", "metadata": {}, "outputs": [],
-              "source": source} for i, source in enumerate(sources)]
-    content = {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                           "language": "python"}},
-               "nbformat": 4, "nbformat_minor": 5}
+    cells = [
+        {"cell_type": "code", "execution_count": None, "id": f"cell-{i}", "metadata": {}, "outputs": [], "source": source}
+        for i, source in enumerate(sources)
+    ]
+    content = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     body = json.dumps({"type": "notebook", "format": "json", "content": content}).encode()
     # The server wants its XSRF cookie echoed on a PUT, even without a token.
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     opener.open(f"{lab}/lab", timeout=30).close()
     xsrf = next(cookie.value for cookie in jar if cookie.name == "_xsrf")
-    request = urllib.request.Request(f"{lab}/api/contents/{name}", data=body, method="PUT",
-                                     headers={"Content-Type": "application/json", "X-XSRFToken": xsrf})
+    request = urllib.request.Request(
+        f"{lab}/api/contents/{name}", data=body, method="PUT", headers={"Content-Type": "application/json", "X-XSRFToken": xsrf}
+    )
     opener.open(request, timeout=30).close()
 
 
@@ -114,11 +126,12 @@ def test_agent_help_alone_in_a_cell_prints_the_help(lab, browser_page):
 
 def test_tool_cards_time_the_run_say_cancelled_align_out_and_name_the_demo_once(lab, browser_page):
     page = browser_page
-    sources = ["%load_ext jupyter_agent",
-               "import pandas as pd\nsales = pd.DataFrame({'month': ['2024-01', '2024-02'], 'north': [101, 95], "
-               "'south': [80, 1200]})",
-               "%%agent\nSummarise the sales DataFrame.",
-               "%%agent\nSummarise it again."]
+    sources = [
+        "%load_ext jupyter_agent",
+        "import pandas as pd\nsales = pd.DataFrame({'month': ['2024-01', '2024-02'], 'north': [101, 95], 'south': [80, 1200]})",
+        "%%agent\nSummarise the sales DataFrame.",
+        "%%agent\nSummarise it again.",
+    ]
     notebook = open_notebook(page, lab, "cards.ipynb", sources)
     run_cells(page, notebook, 0, 2)
     first = notebook.locator(".jp-Cell").nth(2)
@@ -167,10 +180,13 @@ def test_tool_cards_time_the_run_say_cancelled_align_out_and_name_the_demo_once(
 def test_closing_a_session_transcript_tab_logs_no_error(lab, browser_page):
     page = browser_page
     if not any("onBeforeDetach" in path.read_text(errors="ignore") for path in served_extension().glob("static/*.js")):
-        pytest.skip(f"the lab extension served from {served_extension()} predates the transcript fix: rebuild it "
-                    "(pip install -e . with Node.js; CI always does)")
-    notebook = open_notebook(page, lab, "transcript.ipynb", ["%load_ext jupyter_agent",
-                                                              "%%agent -p yolo -s review\nSummarize my kernel."])
+        pytest.skip(
+            f"the lab extension served from {served_extension()} predates the transcript fix: rebuild it "
+            "(pip install -e . with Node.js; CI always does)"
+        )
+    notebook = open_notebook(
+        page, lab, "transcript.ipynb", ["%load_ext jupyter_agent", "%%agent -p yolo -s review\nSummarize my kernel."]
+    )
     run_cells(page, notebook, 0, 1)
     notebook.locator(".ja-static").first.wait_for(timeout=STEP_TIMEOUT)  # the turn ended
     page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for(timeout=STEP_TIMEOUT)
@@ -180,8 +196,7 @@ def test_closing_a_session_transcript_tab_logs_no_error(lab, browser_page):
     transcript.locator("h3", has_text="You").first.wait_for(timeout=STEP_TIMEOUT)
     screenshot(page, "transcript")
     errors_before = list(page.console_errors)
-    page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="Agent: review").locator(
-        ".lm-TabBar-tabCloseIcon").click()
+    page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="Agent: review").locator(".lm-TabBar-tabCloseIcon").click()
     transcript.wait_for(state="detached", timeout=STEP_TIMEOUT)
     page.wait_for_timeout(500)  # console messages arrive asynchronously; the error is logged on close
     assert page.console_errors == errors_before, page.console_errors

@@ -38,11 +38,16 @@ def free_port() -> int:
 
 
 def write_notebook(path: pathlib.Path, sources: list[str]) -> None:
-    cells = [{"cell_type": "code", "execution_count": None, "id": f"cell-{i}", "metadata": {}, "outputs": [],
-              "source": source} for i, source in enumerate(sources)]
-    notebook = {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                            "language": "python"}},
-                "nbformat": 4, "nbformat_minor": 5}
+    cells = [
+        {"cell_type": "code", "execution_count": None, "id": f"cell-{i}", "metadata": {}, "outputs": [], "source": source}
+        for i, source in enumerate(sources)
+    ]
+    notebook = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     path.write_text(json.dumps(notebook))
 
 
@@ -54,13 +59,28 @@ def lab(tmp_path_factory, checkout_extension_args):
     # Without this a "Jupyter news?" toast covers the page.
     (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false", "checkForUpdates": false}')
     port = free_port()
-    env = {**os.environ, "JUPYTER_AGENT_MODEL": "demo", "JUPYTER_AGENT_DEMO_DELAY": "0",
-           "JUPYTER_RUNTIME_DIR": str(root / ".runtime")}
-    command = [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser", f"--port={port}",
-               "--ip=127.0.0.1", "--IdentityProvider.token=", "--ServerApp.password=",
-               f"--ServerApp.root_dir={root}", f"--LabApp.user_settings_dir={root / '.settings'}",
-               f"--LabApp.workspaces_dir={root / '.workspaces'}", "--LabApp.news_url=None",
-               *checkout_extension_args]
+    env = {
+        **os.environ,
+        "JUPYTER_AGENT_MODEL": "demo",
+        "JUPYTER_AGENT_DEMO_DELAY": "0",
+        "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--allow-root",
+        "--no-browser",
+        f"--port={port}",
+        "--ip=127.0.0.1",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}",
+        f"--LabApp.user_settings_dir={root / '.settings'}",
+        f"--LabApp.workspaces_dir={root / '.workspaces'}",
+        "--LabApp.news_url=None",
+        *checkout_extension_args,
+    ]
     log = (root / "server.log").open("w")
     server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -92,9 +112,21 @@ def browser(tmp_path_factory):
     profile = tmp_path_factory.mktemp("chromium")
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, viewport={"width": 1400, "height": 900},
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+            str(profile),
+            executable_path=CHROMIUM,
+            headless=True,
+            viewport={"width": 1400, "height": 900},
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         try:
             yield context
         finally:
@@ -150,8 +182,9 @@ def saved_cells(page, lab, name: str, count: int) -> list[dict]:
 
 
 def test_the_extension_is_installed_and_enabled(page, lab):
-    listing = subprocess.run([shutil.which("jupyter") or "jupyter", "labextension", "list"],
-                             capture_output=True, text=True, timeout=60)
+    listing = subprocess.run(
+        [shutil.which("jupyter") or "jupyter", "labextension", "list"], capture_output=True, text=True, timeout=60
+    )
     line = next((line for line in (listing.stdout + listing.stderr).splitlines() if EXTENSION in line), "")
     assert "enabled" in line and "OK" in line, listing.stdout + listing.stderr
     page.goto(f"{lab[0]}/lab?reset")
@@ -164,8 +197,7 @@ def test_materialize_inserts_the_code_below_the_agent_cell_with_provenance(page,
     sources = ["%load_ext jupyter_agent", "%%agent -p yolo\nShow me what is in my kernel.", "print('after')"]
     notebook = open_notebook(page, lab, "materialize.ipynb", sources)
     # %%agent cells are highlighted as Markdown; other code cells stay Python.
-    languages = notebook.locator(".jp-Cell .cm-content").evaluate_all(
-        "nodes => nodes.map(node => node.dataset.language)")
+    languages = notebook.locator(".jp-Cell .cm-content").evaluate_all("nodes => nodes.map(node => node.dataset.language)")
     assert languages[1] == "markdown" and languages[0] != "markdown", languages
     run_cells(page, notebook, 2)
     notebook.locator(".ja-static.ja-state-done").wait_for()
@@ -227,15 +259,20 @@ def test_a_saved_answer_survives_the_kernel_and_converts_to_markdown(page, lab):
     assert "model not found" not in reopened.inner_text()
     screenshot(page, "reopened")
 
-    converted = subprocess.run([sys.executable, "-m", "nbconvert", "--to", "markdown", "--stdout",
-                                str(root / "persist.ipynb")], capture_output=True, text=True, timeout=120)
+    converted = subprocess.run(
+        [sys.executable, "-m", "nbconvert", "--to", "markdown", "--stdout", str(root / "persist.ipynb")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert converted.returncode == 0, converted.stderr
     assert ANSWER in converted.stdout and "VBox(" not in converted.stdout
 
 
 def test_the_sessions_view_lists_the_session_and_opens_its_transcript(page, lab):
-    notebook = open_notebook(page, lab, "sessions.ipynb", ["%load_ext jupyter_agent",
-                                                           "%%agent -p yolo -s review\nSummarize my kernel."])
+    notebook = open_notebook(
+        page, lab, "sessions.ipynb", ["%load_ext jupyter_agent", "%%agent -p yolo -s review\nSummarize my kernel."]
+    )
     run_cells(page, notebook, 2)
     notebook.locator(".ja-static.ja-state-done").wait_for()
     page.locator(".jp-SideBar li[data-id='jupyter-agent-sessions']").click()
@@ -252,8 +289,11 @@ def test_the_sessions_view_lists_the_session_and_opens_its_transcript(page, lab)
 
 
 def test_the_stop_shortcut_stops_a_running_agent(page, lab):
-    sources = ["import os\nos.environ['JUPYTER_AGENT_DEMO_DELAY'] = '0.3'", "%load_ext jupyter_agent",
-               "%%agent -p yolo\nExplain what you can do, at length."]
+    sources = [
+        "import os\nos.environ['JUPYTER_AGENT_DEMO_DELAY'] = '0.3'",
+        "%load_ext jupyter_agent",
+        "%%agent -p yolo\nExplain what you can do, at length.",
+    ]
     notebook = open_notebook(page, lab, "stop.ipynb", sources)
     run_cells(page, notebook, 3)
     notebook.locator(".ja-panel.ja-state-running", has_text="Let me").wait_for()  # mid-stream
@@ -285,18 +325,30 @@ register_model('nbtools', m, m.model('nbtools'))
 """
 
 
-REPORT = ("import json\n_t = get_ipython().find_line_magic('agent').__self__.sessions.get('nbtools').turns[-1]\n"
-          "print(json.dumps([m.content[0].text for m in _t.result.messages if m.role == 'tool_result']))")
+REPORT = (
+    "import json\n_t = get_ipython().find_line_magic('agent').__self__.sessions.get('nbtools').turns[-1]\n"
+    "print(json.dumps([m.content[0].text for m in _t.result.messages if m.role == 'tool_result']))"
+)
 
 
 def cell_sources(page) -> list[str]:
     return page.locator(".jp-NotebookPanel:visible .jp-Cell .cm-content").evaluate_all(
-        "nodes => nodes.map(node => node.innerText)")
+        "nodes => nodes.map(node => node.innerText)"
+    )
 
 
 def test_notebook_tools_read_edit_run_and_undo_in_the_live_document(page, lab):
-    sources = ["%load_ext jupyter_agent", SCRIPTED, "x = 1", "print('hello')\n1/0", "# to delete", "# cell five",
-               "%%agent -m nbtools -p yolo -s nbtools\nWork on my notebook.", REPORT, "%agent undo"]
+    sources = [
+        "%load_ext jupyter_agent",
+        SCRIPTED,
+        "x = 1",
+        "print('hello')\n1/0",
+        "# to delete",
+        "# cell five",
+        "%%agent -m nbtools -p yolo -s nbtools\nWork on my notebook.",
+        REPORT,
+        "%agent undo",
+    ]
     notebook = open_notebook(page, lab, "nbtools.ipynb", sources)
     run_cells(page, notebook, 2)
     page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
@@ -313,8 +365,9 @@ def test_notebook_tools_read_edit_run_and_undo_in_the_live_document(page, lab):
     report = open_notebook_report(page, notebook)
     assert "source: the live notebook in JupyterLab (unsaved edits included)" in report[0]
     assert "x = 2" in report[0]
-    assert report[1:4] == ["Replaced cell cell-2 at index 2. %agent undo reverts it.",
-                           report[2], report[3]] and report[2].startswith("Inserted cell ")
+    assert report[1:4] == ["Replaced cell cell-2 at index 2. %agent undo reverts it.", report[2], report[3]] and report[
+        2
+    ].startswith("Inserted cell ")
     assert report[3] == "Deleted cell cell-4 at index 5. %agent undo reverts it."
     assert "hello" in report[4] and "ZeroDivisionError" in report[4] and "finished with an error" in report[4]
     assert "edit refused: cell cell-5 changed since you last read it" in report[6]

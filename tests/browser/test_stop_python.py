@@ -35,25 +35,39 @@ SETUP = (
 
 
 def notebook_json(*sources: str) -> dict:
-    cells = [{"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
-             for source in sources]
-    return {"type": "notebook", "format": "json", "content": {
-        "cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5}}
+    cells = [
+        {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None} for source in sources
+    ]
+    return {
+        "type": "notebook",
+        "format": "json",
+        "content": {
+            "cells": cells,
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        },
+    }
 
 
 def put_notebook(page, lab: str, name: str, body: dict) -> None:
     """Saves a notebook through the server's contents API, as JupyterLab does (with its XSRF token)."""
     page.goto(f"{lab}/lab")
     xsrf = next((c["value"] for c in page.context.cookies() if c["name"] == "_xsrf"), "")
-    response = page.request.put(f"{lab}/api/contents/{name}", data=json.dumps(body),
-                                headers={"Content-Type": "application/json", "X-XSRFToken": xsrf})
+    response = page.request.put(
+        f"{lab}/api/contents/{name}", data=json.dumps(body), headers={"Content-Type": "application/json", "X-XSRFToken": xsrf}
+    )
     assert response.status in (200, 201), response.text()
 
 
 def test_stop_while_agent_run_python_loops(lab, browser_page):
     page = browser_page
-    put_notebook(page, lab, "stop.ipynb", notebook_json(SETUP, "%%agent -m looper -s stop-code -p yolo\nLoop forever", "print(stop_threads)"))
+    put_notebook(
+        page,
+        lab,
+        "stop.ipynb",
+        notebook_json(SETUP, "%%agent -m looper -s stop-code -p yolo\nLoop forever", "print(stop_threads)"),
+    )
     page.goto(f"{lab}/lab/tree/stop.ipynb?reset")
     cells = page.locator(".jp-NotebookPanel:visible .jp-Cell")
     cells.nth(0).wait_for(timeout=STEP_TIMEOUT)
@@ -72,7 +86,9 @@ def test_stop_while_agent_run_python_loops(lab, browser_page):
     panel = cells.nth(1).locator(".ja-panel")
     # Live output: the loop's prints show in its card while the call still runs.
     panel.locator(".ja-tool").first.wait_for(timeout=STEP_TIMEOUT)
-    panel.locator(".ja-tool .jupyter-widget-Collapse-header, .ja-tool .p-Collapse-header, .ja-tool .lm-Collapse-header").first.click()
+    panel.locator(
+        ".ja-tool .jupyter-widget-Collapse-header, .ja-tool .p-Collapse-header, .ja-tool .lm-Collapse-header"
+    ).first.click()
     panel.get_by_text("tick 3", exact=False).first.wait_for(timeout=STEP_TIMEOUT)
     page.screenshot(path="test-artifacts/stop-python-1-live.png")
     clicked = time.monotonic()

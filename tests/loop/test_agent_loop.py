@@ -6,8 +6,8 @@ import pytest
 
 from jupyter_agent import AgentLoopError, ImageContent, TextContent, UserMessage, run_agent_loop
 from jupyter_agent.loop.agent_loop import TRUNCATED
-from jupyter_agent.model import AssistantMessageEventStream, DoneEvent, TextDeltaEvent
 from jupyter_agent.messages import AssistantMessage
+from jupyter_agent.model import AssistantMessageEventStream, DoneEvent, TextDeltaEvent
 from jupyter_agent.testing.scripted import call, failure, reply, tool_calls, truncated
 
 pytestmark = pytest.mark.anyio
@@ -142,8 +142,7 @@ async def test_length_pairs_every_call_with_an_error_result(scripted, options_fo
 
 
 async def test_a_call_id_answered_in_an_earlier_turn_is_still_paired_when_cut(scripted, options_for, make_tool, log):
-    scripted.queue(tool_calls(call("echo", {"value": 1}, id="call_0")),
-                   truncated("cut", call("echo", {"value": 2}, id="call_0")))
+    scripted.queue(tool_calls(call("echo", {"value": 1}, id="call_0")), truncated("cut", call("echo", {"value": 2}, id="call_0")))
     history = []
     with pytest.raises(AgentLoopError, match=r"^Model response was truncated \(length\)$"):
         await run_agent_loop("go", history, options_for(scripted, tools=[make_tool("echo", log)]))
@@ -306,10 +305,16 @@ async def test_event_order_for_one_tool_round(scripted, options_for, make_tool, 
     await run_agent_loop("go", [], options_for(scripted, tools=[make_tool("echo")]), recorder)
     compact = [t for t in recorder.types if t != "message_update"]
     assert compact == [
-        "message_start", "message_end",  # user
-        "message_start", "message_end",  # assistant with the call
-        "tool_execution_start", "tool_execution_end", "message_start", "message_end",  # result
-        "message_start", "message_end",  # final assistant
+        "message_start",
+        "message_end",  # user
+        "message_start",
+        "message_end",  # assistant with the call
+        "tool_execution_start",
+        "tool_execution_end",
+        "message_start",
+        "message_end",  # result
+        "message_start",
+        "message_end",  # final assistant
     ]
 
 

@@ -51,7 +51,9 @@ async def test_follow_ups_only_after_a_tool_free_answer(scripted, options_for, m
 
     scripted.queue(tool_calls(call("echo", {"value": 1})), reply("answer"), reply("follow-up answer"))
     history = []
-    final = await run_agent_loop("go", history, options_for(scripted, tools=[make_tool("echo")], get_follow_up_messages=follow_ups))
+    final = await run_agent_loop(
+        "go", history, options_for(scripted, tools=[make_tool("echo")], get_follow_up_messages=follow_ups)
+    )
     assert calls == [2, 3]  # never polled after the tool turn
     assert final.text == "follow-up answer"
     assert history[4].content == "and then this"
@@ -65,7 +67,9 @@ async def test_follow_ups_are_not_polled_when_steering_delivered(scripted, optio
         polled.append(len(scripted.requests))
         return []
 
-    await run_agent_loop("go", [], options_for(scripted, get_steering_messages=queue_of([], ["s"]), get_follow_up_messages=follow))
+    await run_agent_loop(
+        "go", [], options_for(scripted, get_steering_messages=queue_of([], ["s"]), get_follow_up_messages=follow)
+    )
     assert polled == [2]
 
 
@@ -95,9 +99,14 @@ async def test_finish_turn_can_end_the_run_without_polling_queues(scripted, opti
     polled = []
     scripted.queue(tool_calls(call("echo", {"value": 1})), reply("never"))
     final = await run_agent_loop(
-        "go", [],
-        options_for(scripted, tools=[make_tool("echo")], finish_turn=lambda info, signal: "end",
-                    get_steering_messages=lambda signal: polled.append(1) or []),
+        "go",
+        [],
+        options_for(
+            scripted,
+            tools=[make_tool("echo")],
+            finish_turn=lambda info, signal: "end",
+            get_steering_messages=lambda signal: polled.append(1) or [],
+        ),
     )
     assert final.tool_calls and len(scripted.requests) == 1 and polled == [1]  # only the pre-request poll
 
@@ -129,11 +138,21 @@ async def test_prepare_request_overrides_one_request_only(scripted, options_for,
 
     scripted.queue(tool_calls(call("special", {"value": 1})), reply("done"))
     history = []
-    await run_agent_loop("go", history, options_for(scripted, system_prompt="base", tools=[make_tool("echo")], prepare_request=prepare))
+    await run_agent_loop(
+        "go", history, options_for(scripted, system_prompt="base", tools=[make_tool("echo")], prepare_request=prepare)
+    )
     first, second = scripted.requests
-    assert (first.context.system_prompt, first.model.id, [t.name for t in first.context.tools]) == ("step one", "other-model", ["special"])
+    assert (first.context.system_prompt, first.model.id, [t.name for t in first.context.tools]) == (
+        "step one",
+        "other-model",
+        ["special"],
+    )
     assert history[2].content[0].text == "special:1"  # the batch used that request's tools
-    assert (second.context.system_prompt, second.model.id, [t.name for t in second.context.tools]) == ("base", "scripted-model", ["echo"])
+    assert (second.context.system_prompt, second.model.id, [t.name for t in second.context.tools]) == (
+        "base",
+        "scripted-model",
+        ["echo"],
+    )
 
 
 async def test_a_failing_callback_fails_the_run(scripted, options_for):
@@ -155,7 +174,9 @@ async def test_prepare_failure_consumes_no_input(scripted, options_for):
         raise RuntimeError("cannot prepare")
 
     with pytest.raises(RuntimeError, match="cannot prepare"):
-        await run_agent_loop("go", [], options_for(scripted, prepare_request=prepare, get_steering_messages=lambda s: polled.append(1) or []))
+        await run_agent_loop(
+            "go", [], options_for(scripted, prepare_request=prepare, get_steering_messages=lambda s: polled.append(1) or [])
+        )
     assert polled == []
 
 
@@ -167,7 +188,9 @@ async def test_async_callbacks_are_awaited(scripted, options_for):
         return "end"
 
     scripted.queue(reply("ok"))
-    assert (await run_agent_loop("go", [], options_for(scripted, get_steering_messages=steering, finish_turn=finish))).text == "ok"
+    assert (
+        await run_agent_loop("go", [], options_for(scripted, get_steering_messages=steering, finish_turn=finish))
+    ).text == "ok"
 
 
 async def test_model_is_not_polled_after_a_model_failure(scripted, options_for):
@@ -177,6 +200,13 @@ async def test_model_is_not_polled_after_a_model_failure(scripted, options_for):
     polled = []
     scripted.queue(failure("down"))
     with pytest.raises(AgentLoopError):
-        await run_agent_loop("go", [], options_for(scripted, finish_turn=lambda i, s: polled.append("finish"),
-                                                      get_follow_up_messages=lambda s: polled.append("follow") or []))
+        await run_agent_loop(
+            "go",
+            [],
+            options_for(
+                scripted,
+                finish_turn=lambda i, s: polled.append("finish"),
+                get_follow_up_messages=lambda s: polled.append("follow") or [],
+            ),
+        )
     assert polled == []

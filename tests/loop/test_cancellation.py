@@ -66,7 +66,10 @@ async def test_cancellation_before_the_batch_pairs_every_call(scripted, options_
     with pytest.raises(RunCancelled):
         await run_agent_loop("go", history, options_for(scripted, tools=[make_tool("echo", log)]), listener, controller.signal)
     assert log.entries == []
-    assert [(m.tool_call_id, m.is_error, m.content[0].text) for m in history[2:]] == [("a", True, "Run cancelled"), ("b", True, "Run cancelled")]
+    assert [(m.tool_call_id, m.is_error, m.content[0].text) for m in history[2:]] == [
+        ("a", True, "Run cancelled"),
+        ("b", True, "Run cancelled"),
+    ]
 
 
 async def test_cancellation_during_a_tool_pairs_the_rest_and_reaches_the_tool(scripted, options_for, make_tool):
@@ -107,7 +110,9 @@ async def test_cancellation_wins_over_a_concurrent_tool_failure(scripted, option
     scripted.queue(tool_calls(call("echo", {"value": 1}, id="a")))
     history = []
     with pytest.raises(RunCancelled):
-        await run_agent_loop("go", history, options_for(scripted, tools=[make_tool("echo", body=fail_after_abort)]), signal=controller.signal)
+        await run_agent_loop(
+            "go", history, options_for(scripted, tools=[make_tool("echo", body=fail_after_abort)]), signal=controller.signal
+        )
     assert history[-1].content[0].text == "Run cancelled"
 
 

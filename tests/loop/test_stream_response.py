@@ -46,7 +46,14 @@ def final_message(text):
 async def test_foreign_stream_is_consumed_and_closed(scripted, options_for):
     partial = AssistantMessage(content=[TextContent(text="he")])
     final = final_message("hello")
-    stream = ForeignStream([StartEvent(partial=AssistantMessage()), TextDeltaEvent(content_index=0, delta="he", partial=partial), DoneEvent(reason="stop", message=final)], final)
+    stream = ForeignStream(
+        [
+            StartEvent(partial=AssistantMessage()),
+            TextDeltaEvent(content_index=0, delta="he", partial=partial),
+            DoneEvent(reason="stop", message=final),
+        ],
+        final,
+    )
     options = options_for(scripted)
     options.stream_fn = lambda *args: stream
     deltas = []

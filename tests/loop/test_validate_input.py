@@ -1,8 +1,8 @@
 import pytest
 
 from jupyter_agent import AgentLoopOptions, ImageContent, TextContent, UserMessage, run_agent_loop
-from jupyter_agent.model import Model
 from jupyter_agent.loop.validate_input import validate_loop_input
+from jupyter_agent.model import Model
 
 pytestmark = pytest.mark.anyio
 TEXT_MODEL = Model(id="text-model")
@@ -20,7 +20,17 @@ def test_prompt_is_required(content):
         validate_loop_input(content, [], options())
 
 
-@pytest.mark.parametrize("content", [42, [42], [{"type": "video"}], [{"type": "text"}], [{"type": "image", "data": "", "mime_type": "image/png"}], [{"type": "image", "data": "aGk=", "mime_type": ""}]])
+@pytest.mark.parametrize(
+    "content",
+    [
+        42,
+        [42],
+        [{"type": "video"}],
+        [{"type": "text"}],
+        [{"type": "image", "data": "", "mime_type": "image/png"}],
+        [{"type": "image", "data": "aGk=", "mime_type": ""}],
+    ],
+)
 def test_invalid_prompt_content(content):
     with pytest.raises(ValueError, match="^Invalid prompt content$"):
         validate_loop_input(content, [], options(VISION_MODEL))

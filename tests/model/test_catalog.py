@@ -36,16 +36,24 @@ def test_the_first_slash_separates_the_provider():
     assert split_name("openrouter/anthropic/claude-x") == ("openrouter", "anthropic/claude-x")
 
 
-@pytest.mark.parametrize("name, provider, model_id", [
-    ("openai/my-finetune-on-a-local-server", "openai", "my-finetune-on-a-local-server"),
-    ("hosted_vllm/some/model", "hosted_vllm", "some/model"),
-    ("totally-unknown-model-name", "openai", "totally-unknown-model-name"),
-])
+@pytest.mark.parametrize(
+    "name, provider, model_id",
+    [
+        ("openai/my-finetune-on-a-local-server", "openai", "my-finetune-on-a-local-server"),
+        ("hosted_vllm/some/model", "hosted_vllm", "some/model"),
+        ("totally-unknown-model-name", "openai", "totally-unknown-model-name"),
+    ],
+)
 def test_unknown_models_get_the_conservative_defaults(litellm, name, provider, model_id):
     model = get_model(name)
     assert (model.provider, model.id) == (provider, model_id)
     assert (model.context_window, model.max_tokens, model.input, model.reasoning, model.cost) == (
-        DEFAULTS.context_window, DEFAULTS.max_tokens, DEFAULTS.input, DEFAULTS.reasoning, DEFAULTS.cost)
+        DEFAULTS.context_window,
+        DEFAULTS.max_tokens,
+        DEFAULTS.input,
+        DEFAULTS.reasoning,
+        DEFAULTS.cost,
+    )
     assert price_rates(litellm_name(model)) is None
 
 
@@ -57,7 +65,12 @@ def test_a_local_ollama_model_from_the_map_is_free(litellm):
 
 def test_overrides_win_over_looked_up_values(litellm):
     model = get_model("openai/gpt-4o-mini", context_window=1000, base_url="http://127.0.0.1:1/v1", cost={"input": 9.0})
-    assert (model.context_window, model.base_url, model.cost.input, model.cost.output) == (1000, "http://127.0.0.1:1/v1", 9.0, 0.0)
+    assert (model.context_window, model.base_url, model.cost.input, model.cost.output) == (
+        1000,
+        "http://127.0.0.1:1/v1",
+        9.0,
+        0.0,
+    )
 
 
 def test_an_unknown_override_is_the_callers_error():
@@ -88,11 +101,14 @@ def test_a_failing_lookup_gives_defaults(litellm, monkeypatch):
         catalog._lookup.cache_clear()
 
 
-@pytest.mark.parametrize("model, name", [
-    (Model(id="gpt-4o"), "openai/gpt-4o"),
-    (Model(id="ollama/llama3", provider="ollama"), "ollama/llama3"),
-    (Model(id="llama3", provider=""), "llama3"),
-])
+@pytest.mark.parametrize(
+    "model, name",
+    [
+        (Model(id="gpt-4o"), "openai/gpt-4o"),
+        (Model(id="ollama/llama3", provider="ollama"), "ollama/llama3"),
+        (Model(id="llama3", provider=""), "llama3"),
+    ],
+)
 def test_litellm_name(model, name):
     assert litellm_name(model) == name
 
@@ -104,11 +120,12 @@ def test_names_litellm_can_route_are_known(litellm, name):
 
 def test_an_unknown_provider_or_a_bare_unplaced_name_is_said(litellm, capsys):
     assert catalog.unknown_model("nonexistent/model") == (
-        "unknown model 'nonexistent/model': litellm has no provider 'nonexistent'; "
-        "see https://docs.litellm.ai/docs/providers")
+        "unknown model 'nonexistent/model': litellm has no provider 'nonexistent'; see https://docs.litellm.ai/docs/providers"
+    )
     assert "did you mean openai" in catalog.unknown_model("opena/gpt-4o")
     assert catalog.unknown_model("llama3") == (
         "unknown model 'llama3': litellm cannot tell its provider; write it as provider/model "
-        "(e.g. openai/llama3 or ollama_chat/llama3)")
+        "(e.g. openai/llama3 or ollama_chat/llama3)"
+    )
     assert catalog.unknown_model("llama3", api_base="http://127.0.0.1:8000/v1") is None  # that server's name
     assert capsys.readouterr().out == ""  # litellm's banner is not printed

@@ -34,35 +34,56 @@ def messages(*items, model=MODEL, system=None):
 
 def test_system_prompt_comes_first_and_user_text_stays_a_string():
     assert messages(UserMessage(content="hi"), system="Be brief.") == [
-        {"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}]
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "hi"},
+    ]
 
 
 def test_user_text_blocks_join_into_a_string_and_images_become_data_urls():
     assert messages(UserMessage(content=[TextContent(text="a"), TextContent(text="b")]))[0]["content"] == "a\nb"
-    assert messages(UserMessage(content=[TextContent(text="see"), IMAGE]))[0]["content"] == [{"type": "text", "text": "see"}, IMAGE_PART]
+    assert messages(UserMessage(content=[TextContent(text="see"), IMAGE]))[0]["content"] == [
+        {"type": "text", "text": "see"},
+        IMAGE_PART,
+    ]
 
 
 def test_assistant_text_and_tool_calls():
-    assistant = AssistantMessage(content=[TextContent(text="Let me "), TextContent(text="look."),
-                                          ToolCall(id="call_1", name="read", arguments={"path": "ä.csv"})])
-    assert messages(assistant) == [{"role": "assistant", "content": "Let me look.", "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"path": "\\u00e4.csv"}'}}]}]
+    assistant = AssistantMessage(
+        content=[
+            TextContent(text="Let me "),
+            TextContent(text="look."),
+            ToolCall(id="call_1", name="read", arguments={"path": "ä.csv"}),
+        ]
+    )
+    assert messages(assistant) == [
+        {
+            "role": "assistant",
+            "content": "Let me look.",
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"path": "\\u00e4.csv"}'}}
+            ],
+        }
+    ]
 
 
 def test_an_assistant_with_only_tool_calls_has_null_content_and_an_empty_one_is_skipped():
     only_call = AssistantMessage(content=[ToolCall(id="c", name="f", arguments={})])
     assert messages(only_call)[0]["content"] is None
     assert messages(UserMessage(content="q"), AssistantMessage(content=[]), UserMessage(content="r")) == [
-        {"role": "user", "content": "q"}, {"role": "user", "content": "r"}]
+        {"role": "user", "content": "q"},
+        {"role": "user", "content": "r"},
+    ]
 
 
 def test_signed_and_redacted_thinking_travel_as_thinking_blocks_and_unsigned_as_reasoning_content():
-    assistant = AssistantMessage(content=[
-        ThinkingContent(thinking="signed", thinking_signature="sig"),
-        ThinkingContent(thinking="", thinking_signature="opaque", redacted=True),
-        ThinkingContent(thinking="plain"),
-        TextContent(text="answer"),
-    ])
+    assistant = AssistantMessage(
+        content=[
+            ThinkingContent(thinking="signed", thinking_signature="sig"),
+            ThinkingContent(thinking="", thinking_signature="opaque", redacted=True),
+            ThinkingContent(thinking="plain"),
+            TextContent(text="answer"),
+        ]
+    )
     [converted] = messages(assistant)
     assert converted["thinking_blocks"] == [
         {"type": "thinking", "thinking": "signed", "signature": "sig"},
@@ -92,17 +113,27 @@ def test_anthropic_takes_tool_result_images_inside_the_tool_message():
     claude = Model(id="claude-sonnet-4-5", provider="anthropic", input=["text", "image"])
     result = ToolResultMessage(tool_call_id="c1", tool_name="plot", content=[TextContent(text="drawn"), IMAGE])
     assert messages(result, model=claude) == [
-        {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "drawn"}, IMAGE_PART]}]
+        {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "drawn"}, IMAGE_PART]}
+    ]
 
 
 def test_tools_and_tool_choice():
-    context = Context(messages=[UserMessage(content="q")], tools=[
-        ToolSpec(name="read", description="Read", parameters={"type": "object", "properties": {"p": {"type": "string"}}}),
-        ToolSpec(name="now", description="Time", parameters={}),
-    ])
+    context = Context(
+        messages=[UserMessage(content="q")],
+        tools=[
+            ToolSpec(name="read", description="Read", parameters={"type": "object", "properties": {"p": {"type": "string"}}}),
+            ToolSpec(name="now", description="Time", parameters={}),
+        ],
+    )
     request = build_request(MODEL, context, StreamOptions(tool_choice="read"))
-    assert request["tools"][0] == {"type": "function", "function": {
-        "name": "read", "description": "Read", "parameters": {"type": "object", "properties": {"p": {"type": "string"}}}}}
+    assert request["tools"][0] == {
+        "type": "function",
+        "function": {
+            "name": "read",
+            "description": "Read",
+            "parameters": {"type": "object", "properties": {"p": {"type": "string"}}},
+        },
+    }
     assert request["tools"][1]["function"]["parameters"] == {"type": "object", "properties": {}}
     assert request["tool_choice"] == {"type": "function", "function": {"name": "read"}}
     assert build_request(MODEL, context, StreamOptions(tool_choice="required"))["tool_choice"] == "required"
@@ -113,13 +144,23 @@ def test_request_defaults_stream_with_usage_and_no_hidden_retries():
     request = build_request(MODEL, Context(messages=[UserMessage(content="q")]))
     assert request["model"] == "openai/gpt-4o"
     assert (request["stream"], request["stream_options"], request["max_retries"], request["drop_params"]) == (
-        True, {"include_usage": True}, 0, True)
+        True,
+        {"include_usage": True},
+        0,
+        True,
+    )
     assert not {"tools", "api_base", "max_tokens", "temperature", "reasoning_effort"} & set(request)
 
 
 def test_options_map_to_litellm_arguments_and_extra_wins():
-    options = StreamOptions(max_tokens=100, temperature=0.5, reasoning="high", api_key="k", api_base="http://x/v1",
-                            extra={"temperature": 0.1, "seed": 3})
+    options = StreamOptions(
+        max_tokens=100,
+        temperature=0.5,
+        reasoning="high",
+        api_key="k",
+        api_base="http://x/v1",
+        extra={"temperature": 0.1, "seed": 3},
+    )
     request = build_request(MODEL.model_copy(update={"base_url": "http://model/v1"}), Context(), options)
     assert (request["max_tokens"], request["temperature"], request["seed"]) == (100, 0.1, 3)
     assert (request["reasoning_effort"], request["api_key"], request["api_base"]) == ("high", "k", "http://x/v1")
@@ -134,10 +175,13 @@ def test_a_custom_openai_endpoint_without_any_key_gets_a_placeholder(monkeypatch
     assert "api_key" not in build_request(Model(id="llama", provider="ollama", base_url="http://h"), Context())
 
 
-@pytest.mark.parametrize("model, name", [
-    (Model(id="gpt-4o"), "openai/gpt-4o"),
-    (Model(id="anthropic/claude-x", provider="anthropic"), "anthropic/claude-x"),
-    (Model(id="anthropic/claude-x", provider="openrouter"), "openrouter/anthropic/claude-x"),
-])
+@pytest.mark.parametrize(
+    "model, name",
+    [
+        (Model(id="gpt-4o"), "openai/gpt-4o"),
+        (Model(id="anthropic/claude-x", provider="anthropic"), "anthropic/claude-x"),
+        (Model(id="anthropic/claude-x", provider="openrouter"), "openrouter/anthropic/claude-x"),
+    ],
+)
 def test_the_litellm_model_name(model, name):
     assert build_request(model, Context())["model"] == name

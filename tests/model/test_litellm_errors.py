@@ -12,19 +12,22 @@ from jupyter_agent.model.litellm_errors import describe_error, exception_chain
 
 
 def test_a_mid_stream_wrapper_is_described_by_the_error_it_wraps(litellm):
-    limited = litellm.RateLimitError(message="litellm.RateLimitError: AnthropicException - Overloaded", llm_provider="anthropic",
-                                     model="claude")
+    limited = litellm.RateLimitError(
+        message="litellm.RateLimitError: AnthropicException - Overloaded", llm_provider="anthropic", model="claude"
+    )
     from litellm.exceptions import MidStreamFallbackError
 
-    wrapper = MidStreamFallbackError(message="stream failed", model="claude", llm_provider="anthropic",
-                                             original_exception=limited)
+    wrapper = MidStreamFallbackError(
+        message="stream failed", model="claude", llm_provider="anthropic", original_exception=limited
+    )
     assert describe_error(wrapper, "anthropic", mid_stream=True) == "anthropic: rate limited (429): Overloaded"
 
 
 def test_a_json_error_body_is_reduced_to_the_providers_message(litellm):
     body = '{"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}'
-    error = litellm.AuthenticationError(message=f"litellm.AuthenticationError: AnthropicException - {body}",
-                                        llm_provider="anthropic", model="claude")
+    error = litellm.AuthenticationError(
+        message=f"litellm.AuthenticationError: AnthropicException - {body}", llm_provider="anthropic", model="claude"
+    )
     assert describe_error(error, "anthropic") == "anthropic: authentication failed (401): invalid x-api-key"
 
 
@@ -34,8 +37,9 @@ def test_timeouts(litellm):
 
 
 def test_a_connection_error_before_the_response_is_a_failed_connection(litellm):
-    error = litellm.APIConnectionError(message="APIConnectionError: OpenAIException - Connection error.", llm_provider="openai",
-                                       model="m")
+    error = litellm.APIConnectionError(
+        message="APIConnectionError: OpenAIException - Connection error.", llm_provider="openai", model="m"
+    )
     error.__cause__ = ConnectionRefusedError(111, "Connect call failed")
     assert describe_error(error, "openai") == "openai: connection failed: [Errno 111] Connect call failed"
     assert describe_error(error, "openai", mid_stream=True).startswith("openai: connection lost mid-stream: ")
@@ -66,8 +70,9 @@ def test_exception_chain_stops_at_cycles():
     assert exception_chain(first) == [first, second]
 
 
-@pytest.mark.parametrize("status, cause", [(403, "permission denied"), (404, "model or endpoint not found"),
-                                           (503, "service unavailable")])
+@pytest.mark.parametrize(
+    "status, cause", [(403, "permission denied"), (404, "model or endpoint not found"), (503, "service unavailable")]
+)
 def test_more_http_statuses(litellm, status, cause):
     import httpx
 
@@ -81,10 +86,12 @@ def test_no_api_key_names_the_variable_and_the_hosts_setting():
     from jupyter_agent.model import litellm_errors
 
     assert litellm_errors.no_api_key("openai", ["OPENAI_API_KEY"]) == (
-        "no API key for openai: set OPENAI_API_KEY or pass api_key in the StreamOptions")
+        "no API key for openai: set OPENAI_API_KEY or pass api_key in the StreamOptions"
+    )
     litellm_errors.set_api_key_hint("%config AgentMagics.api_key")
     try:
         assert litellm_errors.no_api_key("openai", ["OPENAI_API_KEY"]) == (
-            "no API key for openai: set OPENAI_API_KEY or %config AgentMagics.api_key")
+            "no API key for openai: set OPENAI_API_KEY or %config AgentMagics.api_key"
+        )
     finally:
         litellm_errors.set_api_key_hint("pass api_key in the StreamOptions")

@@ -14,13 +14,13 @@ from jupyter_agent import (
     AgentLoopError,
     AgentLoopOptions,
     AgentTool,
+    AssistantMessage,
     Context,
     ImageContent,
     Model,
     ModelCost,
     RunCancelled,
     StreamOptions,
-    AssistantMessage,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -120,18 +120,26 @@ async def test_two_tool_calls_then_an_answer_with_arguments_reassembled_exactly(
     types = events.stream_types()
     assert types[:3] == ["text_start", "text_delta", "text_end"]
     assert types.count("tool_call_start") == 2 and types.count("tool_call_end") == 2
-    call_deltas = [e.assistant_message_event for e in events if e.type == "message_update" and e.assistant_message_event.type == "tool_call_delta"]
+    call_deltas = [
+        e.assistant_message_event
+        for e in events
+        if e.type == "message_update" and e.assistant_message_event.type == "tool_call_delta"
+    ]
     assert "".join(d.delta for d in call_deltas if d.content_index == 1) == json.dumps(first)
     # The second request carries the tool schemas and the replayed history.
     second = fake_provider.requests[1]
     schema = {key: value for key, value in ReadArgs.model_json_schema().items() if key != "title"}
-    assert second["tools"] == [{"type": "function", "function": {"name": "read", "description": "Read rows of a file", "parameters": schema}}]
+    assert second["tools"] == [
+        {"type": "function", "function": {"name": "read", "description": "Read rows of a file", "parameters": schema}}
+    ]
     system, user, assistant, result_a, result_b = second["messages"]
     assert system == {"role": "system", "content": "Be brief."}
     assert user == {"role": "user", "content": "compare"}
     assert assistant["content"] == "Reading."
     assert [(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"])) for c in assistant["tool_calls"]] == [
-        ("call_a", "read", first), ("call_b", "read", {"path": "b.csv"})]
+        ("call_a", "read", first),
+        ("call_b", "read", {"path": "b.csv"}),
+    ]
     assert (result_a["role"], result_a["tool_call_id"], result_a["content"]) == ("tool", "call_a", "données/ventes.csv: 12 rows")
     assert (result_b["tool_call_id"], result_b["content"]) == ("call_b", "b.csv: 1 rows")
 
@@ -185,7 +193,15 @@ async def test_reasoning_streams_as_thinking_and_keeps_the_signature_for_replay(
     events, history = Events(), []
     message = await run(fake_model, "q", history, events)
     assert events.stream_types() == [
-        "thinking_start", "thinking_delta", "thinking_delta", "thinking_end", "text_start", "text_delta", "text_delta", "text_end"]
+        "thinking_start",
+        "thinking_delta",
+        "thinking_delta",
+        "thinking_end",
+        "text_start",
+        "text_delta",
+        "text_delta",
+        "text_end",
+    ]
     assert message.content == [ThinkingContent(thinking="Let me think.", thinking_signature="sig-1"), TextContent(text="Answer.")]
     thinking_end = [e.assistant_message_event for e in events if e.type == "message_update"][3]
     assert thinking_end.content == "Let me think." and thinking_end.content_index == 0
@@ -234,14 +250,23 @@ async def test_the_models_own_rates_win_over_the_price_map(fake_provider):
 
 
 ERRORS = [
-    (http_error(401, "Incorrect API key provided", code="invalid_api_key"),
-     "openai: authentication failed (401): Incorrect API key provided"),
-    (http_error(429, "Rate limit reached for requests", "requests", "rate_limit_exceeded"),
-     "openai: rate limited (429): Rate limit reached for requests"),
-    (http_error(400, "This model's maximum context length is 128000 tokens. However, your messages resulted in 200000 tokens.",
-                code="context_length_exceeded"),
-     "openai: context window exceeded (400): This model's maximum context length is 128000 tokens. "
-     "However, your messages resulted in 200000 tokens."),
+    (
+        http_error(401, "Incorrect API key provided", code="invalid_api_key"),
+        "openai: authentication failed (401): Incorrect API key provided",
+    ),
+    (
+        http_error(429, "Rate limit reached for requests", "requests", "rate_limit_exceeded"),
+        "openai: rate limited (429): Rate limit reached for requests",
+    ),
+    (
+        http_error(
+            400,
+            "This model's maximum context length is 128000 tokens. However, your messages resulted in 200000 tokens.",
+            code="context_length_exceeded",
+        ),
+        "openai: context window exceeded (400): This model's maximum context length is 128000 tokens. "
+        "However, your messages resulted in 200000 tokens.",
+    ),
     (http_error(400, "Invalid value for 'temperature'"), "openai: bad request (400): Invalid value for 'temperature'"),
     (http_error(500, "The server had an error", "server_error"), "openai: server error (500): The server had an error"),
     (dropped("Hel", "lo"), "openai: connection lost mid-stream: "),
@@ -338,8 +363,14 @@ async def test_closing_the_stream_ends_it_aborted_with_what_arrived(fake_provide
 async def test_stream_options_reach_the_provider(fake_provider):
     elsewhere = Model(id="fake-model", base_url="http://127.0.0.1:9/v1")  # replaced by the option's api_base
     fake_provider.queue(text("ok"))
-    options = StreamOptions(api_key="sk-test", api_base=fake_provider.api_base, max_tokens=50, temperature=0.2,
-                            tool_choice="read", extra={"top_p": 0.5})
+    options = StreamOptions(
+        api_key="sk-test",
+        api_base=fake_provider.api_base,
+        max_tokens=50,
+        temperature=0.2,
+        tool_choice="read",
+        extra={"top_p": 0.5},
+    )
     await run(elsewhere, "hi", [], tools=[read_tool()], stream_options=options)
     body = fake_provider.requests[0]
     assert (body["max_tokens"], body["temperature"], body["top_p"]) == (50, 0.2, 0.5)
@@ -357,7 +388,6 @@ async def test_a_call_without_tools_sends_no_tools_and_no_tool_choice(fake_provi
     fake_provider.queue(text("ok"))
     await run(fake_model, "hi", [], stream_options=StreamOptions(tool_choice="auto"))
     assert "tools" not in fake_provider.requests[0] and "tool_choice" not in fake_provider.requests[0]
-
 
 
 async def test_a_key_the_provider_echoes_in_a_401_body_is_redacted_from_the_error(fake_provider, fake_model):

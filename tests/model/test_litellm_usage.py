@@ -24,8 +24,9 @@ def test_openai_cached_tokens_are_split_out_of_the_prompt(raw_usage):
 
 def test_anthropic_style_cache_reads_and_writes(raw_usage):
     # litellm reports Anthropic's prompt_tokens as input + cache read + cache write.
-    raw = raw_usage(prompt_tokens=1300, completion_tokens=10, total_tokens=1310, cache_read_input_tokens=1000,
-                    cache_creation_input_tokens=200)
+    raw = raw_usage(
+        prompt_tokens=1300, completion_tokens=10, total_tokens=1310, cache_read_input_tokens=1000, cache_creation_input_tokens=200
+    )
     usage = usage_from_litellm(raw, UNPRICED)
     assert (usage.input, usage.cache_read, usage.cache_write) == (100, 1000, 200)
 

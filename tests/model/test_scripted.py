@@ -2,9 +2,8 @@ import asyncio
 
 import pytest
 
-from jupyter_agent.messages import Usage
+from jupyter_agent.messages import Usage, UserMessage
 from jupyter_agent.model import Context, ModelCost
-from jupyter_agent.messages import UserMessage
 from jupyter_agent.testing.scripted import NO_MORE_RESPONSES, ScriptedModel, ScriptedResponse, call, reply, think, tool_calls
 
 pytestmark = pytest.mark.anyio

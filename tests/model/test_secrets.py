@@ -46,8 +46,12 @@ def test_a_key_prefix_in_the_middle_of_text_is_ordinary_text():
 
 
 def test_environment_keys_and_url_passwords_are_known():
-    env = {"OPENAI_API_KEY": "sk-env-value-xyz", "DATABASE_URL": "postgres://app:hunter2-pw@db:5432/x",
-           "HOME_URL": "https://example.org/", "DEBUG": "1"}
+    env = {
+        "OPENAI_API_KEY": "sk-env-value-xyz",
+        "DATABASE_URL": "postgres://app:hunter2-pw@db:5432/x",
+        "HOME_URL": "https://example.org/",
+        "DEBUG": "1",
+    }
     found = known_secrets(env)
     assert found["sk-env-value-xyz"] == "OPENAI_API_KEY" and found["hunter2-pw"] == "DATABASE_URL"
     assert "https://example.org/" not in found and "1" not in found

@@ -15,7 +15,9 @@ OTHER = Model(id="m2", provider="anthropic", input=["text"])
 
 
 def assistant(*content, stop_reason="stop", model=SOURCE):
-    return AssistantMessage(content=list(content), provider=model.provider, api=model.api, model=model.id, stop_reason=stop_reason)
+    return AssistantMessage(
+        content=list(content), provider=model.provider, api=model.api, model=model.id, stop_reason=stop_reason
+    )
 
 
 def test_failed_and_aborted_assistants_are_dropped_without_repairs():
@@ -168,7 +170,9 @@ def test_duplicate_call_ids_are_made_unique_and_results_follow_in_order():
     assert pairing_errors(out) == []
     assert [call.id for call in out[1].tool_calls] == ["call_0", "call_0_2"]
     assert [(m.tool_call_id, m.content[0].text) for m in out if m.role == "tool_result"] == [
-        ("call_0", "from x"), ("call_0_2", "from y"), ("call_0_3", "from z")
+        ("call_0", "from x"),
+        ("call_0_2", "from y"),
+        ("call_0_3", "from z"),
     ]
     assert history[4].tool_calls[0].id == "call_0"  # the history itself keeps its ids
     assert out[0] is history[0] and len(out[1].tool_calls[1].id) <= 40

@@ -11,9 +11,10 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))  # kernel_harness and turn_helpers, for several modules
 
+from turn_helpers import RecordingRenderer  # noqa: E402
+
 from jupyter_agent.notebook.model_resolution import ModelChoice, register_model, unregister_model  # noqa: E402
 from jupyter_agent.notebook.session_manager import SessionManager  # noqa: E402
-from turn_helpers import RecordingRenderer  # noqa: E402
 
 
 @pytest.fixture

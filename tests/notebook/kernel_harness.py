@@ -142,8 +142,9 @@ class KernelHarness:
         reply = self.wait_reply(msg_id, timeout)
         self.wait_for(lambda: self.is_idle(msg_id), timeout, f"idle after {code[:40]!r}")
         if check and not reply.ok:
-            raise AssertionError(f"cell failed: {reply.content.get('ename')}: {reply.content.get('evalue')}\n"
-                                 + self.text_of(msg_id, "stderr"))
+            raise AssertionError(
+                f"cell failed: {reply.content.get('ename')}: {reply.content.get('evalue')}\n" + self.text_of(msg_id, "stderr")
+            )
         return reply
 
     def evaluate(self, expression: str, timeout: float = REPLY_TIMEOUT) -> str:
@@ -206,14 +207,11 @@ class KernelHarness:
         return [m for m in self.messages if m["parent_header"].get("msg_id") == msg_id]
 
     def is_idle(self, msg_id: str) -> bool:
-        return any(
-            m["msg_type"] == "status" and m["content"]["execution_state"] == "idle" for m in self.of(msg_id)
-        )
+        return any(m["msg_type"] == "status" and m["content"]["execution_state"] == "idle" for m in self.of(msg_id))
 
     def text_of(self, msg_id: str, stream: str = "stdout") -> str:
         return "".join(
-            m["content"]["text"] for m in self.of(msg_id)
-            if m["msg_type"] == "stream" and m["content"]["name"] == stream
+            m["content"]["text"] for m in self.of(msg_id) if m["msg_type"] == "stream" and m["content"]["name"] == stream
         )
 
     def outputs_of(self, msg_id: str) -> str:
@@ -254,8 +252,11 @@ class KernelHarness:
             if kind in ("display_data", "execute_result", "stream", "error"):
                 if clear_pending:
                     outputs, clear_pending = [], False
-                output = {"output_type": kind, "data": content.get("data", {}),
-                          "display_id": content.get("transient", {}).get("display_id")}
+                output = {
+                    "output_type": kind,
+                    "data": content.get("data", {}),
+                    "display_id": content.get("transient", {}).get("display_id"),
+                }
                 if kind == "stream":
                     output["data"] = {"text/plain": content["text"]}
                 elif kind == "error":
@@ -289,10 +290,15 @@ class KernelHarness:
 
     def button(self, msg_id: str, description: str, timeout: float = REPLY_TIMEOUT) -> Widget:
         """The cell's button whose label contains ``description`` (waits until it exists)."""
+
         def find():
-            buttons = [w for w in self.cell_widgets(msg_id)
-                       if w.model_name == "ButtonModel" and description in w.state.get("description", "")]
+            buttons = [
+                w
+                for w in self.cell_widgets(msg_id)
+                if w.model_name == "ButtonModel" and description in w.state.get("description", "")
+            ]
             return buttons[-1] if buttons else None
+
         return self.wait_for(find, timeout, f"a button {description!r}")
 
     def click(self, comm_id: str, subshell_id: str | None = None) -> None:
@@ -339,14 +345,14 @@ class KernelHarness:
         return "\n".join(parts)
 
 
-def notebook_kernel(folder, model: str = "demo", notebook_name: str = "analysis.ipynb",
-                    env: dict[str, str] | None = None) -> KernelHarness:
+def notebook_kernel(
+    folder, model: str = "demo", notebook_name: str = "analysis.ipynb", env: dict[str, str] | None = None
+) -> KernelHarness:
     """A started kernel as a Jupyter server starts one for ``folder/notebook_name`` (panel mode:
     JPY_SESSION_NAME set), with the extension loaded and the test helpers defined."""
     notebook = folder / notebook_name
     notebook.write_text("{}")
-    harness = KernelHarness(env={"JPY_SESSION_NAME": str(notebook), "JUPYTER_AGENT_MODEL": model, **(env or {})},
-                            cwd=str(folder))
+    harness = KernelHarness(env={"JPY_SESSION_NAME": str(notebook), "JUPYTER_AGENT_MODEL": model, **(env or {})}, cwd=str(folder))
     harness.start()
     harness.folder = folder
     harness.execute("%load_ext jupyter_agent")

@@ -6,9 +6,22 @@ from jupyter_agent.notebook.config import AgentConfig, choose_permissions, defau
 
 
 def magics(**overrides):
-    values = dict(model="", api_base="", api_key="", permissions="ask", session="main", max_steps=None,
-                  max_spend=None, tools=[], workspace="", data_policy="sample", sample_rows=5,
-                  bash_timeout=120.0, recent_cells=6, wait=False)
+    values = dict(
+        model="",
+        api_base="",
+        api_key="",
+        permissions="ask",
+        session="main",
+        max_steps=None,
+        max_spend=None,
+        tools=[],
+        workspace="",
+        data_policy="sample",
+        sample_rows=5,
+        bash_timeout=120.0,
+        recent_cells=6,
+        wait=False,
+    )
     values.update(overrides)
     return SimpleNamespace(**values)
 
@@ -30,7 +43,9 @@ def test_describe_never_shows_the_key():
 
 def test_secret_env_names_lists_names_only():
     assert secret_env_names({"OPENAI_API_KEY": "x", "HOME": "/root", "GH_TOKEN": "y", "EMPTY_KEY": ""}) == [
-        "GH_TOKEN", "OPENAI_API_KEY"]
+        "GH_TOKEN",
+        "OPENAI_API_KEY",
+    ]
 
 
 def test_default_workspace_is_the_git_root_else_the_folder(tmp_path):
@@ -42,8 +57,10 @@ def test_default_workspace_is_the_git_root_else_the_folder(tmp_path):
 
 
 def test_describe_shows_mcp_server_names_never_their_env_or_headers():
-    servers = {"web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer tok-secret-1"}},
-               "files": {"command": "x", "env": {"TOKEN": "env-secret-2"}}}
+    servers = {
+        "web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer tok-secret-1"}},
+        "files": {"command": "x", "env": {"TOKEN": "env-secret-2"}},
+    }
     text = AgentConfig.from_magics(magics(mcp_servers=servers), {}).describe()
     assert "AgentMagics.mcp_servers = ['files', 'web']" in text
     assert "tok-secret-1" not in text and "env-secret-2" not in text
@@ -65,7 +82,9 @@ def test_permissions_come_from_the_cell_then_config_then_environment():
     assert choose_permissions("yolo", configured, env) == "yolo"
     with pytest.raises(ValueError) as error:
         choose_permissions(None, unset, {"JUPYTER_AGENT_PERMISSIONS": "YOLO!"})
-    assert str(error.value) == ("JUPYTER_AGENT_PERMISSIONS='YOLO!' is not a permission mode: "
-                                "use JUPYTER_AGENT_PERMISSIONS=yolo, readonly or ask (or unset it)")
+    assert str(error.value) == (
+        "JUPYTER_AGENT_PERMISSIONS='YOLO!' is not a permission mode: "
+        "use JUPYTER_AGENT_PERMISSIONS=yolo, readonly or ask (or unset it)"
+    )
     assert choose_permissions("ask", unset, {"JUPYTER_AGENT_PERMISSIONS": "bad"}) == "ask"  # not consulted
     assert "AgentMagics.permissions = None (not set: JUPYTER_AGENT_PERMISSIONS" in unset.describe()

@@ -49,8 +49,9 @@ async def test_a_denied_snippet_is_acknowledged():
     async def deny(request):
         return "deny"
 
-    run = run_agent(demo_model(), "hi", tools=fake_tools(log), stream_fn=demo_stream_fn(delay=0),
-                    permissions=PermissionPolicy("ask", deny))
+    run = run_agent(
+        demo_model(), "hi", tools=fake_tools(log), stream_fn=demo_stream_fn(delay=0), permissions=PermissionPolicy("ask", deny)
+    )
     result = await run.result()
     assert [name for name, _ in log] == ["variables"]
     assert "declined the `python` snippet" in result.text
@@ -78,9 +79,11 @@ def test_without_tools_it_answers_directly():
 
 def test_after_an_interrupted_turn_a_new_prompt_starts_over():
     context = Context(
-        messages=[UserMessage(content="first"),
-                  ToolResultMessage(tool_call_id="c1", tool_name="python", content=[TextContent(text="Run cancelled")], is_error=True),
-                  UserMessage(content="second")],
+        messages=[
+            UserMessage(content="first"),
+            ToolResultMessage(tool_call_id="c1", tool_name="python", content=[TextContent(text="Run cancelled")], is_error=True),
+            UserMessage(content="second"),
+        ],
         tools=[ToolSpec(name="variables", description=""), ToolSpec(name="python", description="")],
     )
     assert respond(context).content[-1].name == "variables"
@@ -88,8 +91,9 @@ def test_after_an_interrupted_turn_a_new_prompt_starts_over():
 
 async def test_in_readonly_mode_it_says_what_refused_the_snippet_not_that_you_declined():
     log = []
-    run = run_agent(demo_model(), "hi", tools=fake_tools(log), stream_fn=demo_stream_fn(delay=0),
-                    permissions=PermissionPolicy("readonly"))
+    run = run_agent(
+        demo_model(), "hi", tools=fake_tools(log), stream_fn=demo_stream_fn(delay=0), permissions=PermissionPolicy("readonly")
+    )
     result = await run.result()
     assert [name for name, _ in log] == ["variables"]
     assert "declined" not in result.text
@@ -104,17 +108,23 @@ async def test_a_figure_is_reported_as_drawn_not_as_an_omitted_image():
     assert "omitted" not in result.text
 
 
-QUESTION = ("Load sales.csv into a DataFrame called df and tell me which region's revenue dropped in the last "
-            "quarter. Plot the monthly revenue by region.")
+QUESTION = (
+    "Load sales.csv into a DataFrame called df and tell me which region's revenue dropped in the last "
+    "quarter. Plot the monthly revenue by region."
+)
 
 
 def test_the_data_exploration_question_gets_a_quarterly_comparison_and_a_plot():
     code, why = snippet(QUESTION, "")
     assert "df = pd.read_csv('sales.csv')" in code and "index=['region']" in code and "values='revenue'" in code
     assert "columns='region', values='revenue'" in code and "plt.show()" in code
-    assert why == ("I'll load `sales.csv` into `df` and compare the last quarter with the one before, by region, "
-                   "then plot the monthly revenue by region.")
-    follow_up = snippet("Compare the last quarter with the previous one for each region and product.", "df: DataFrame, 144 × 6")[0]
+    assert why == (
+        "I'll load `sales.csv` into `df` and compare the last quarter with the one before, by region, "
+        "then plot the monthly revenue by region."
+    )
+    follow_up = snippet("Compare the last quarter with the previous one for each region and product.", "df: DataFrame, 144 × 6")[
+        0
+    ]
     assert "read_csv" not in follow_up and "index=['region', 'product']" in follow_up and "plt" not in follow_up
 
 

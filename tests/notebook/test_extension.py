@@ -27,7 +27,8 @@ def test_a_background_cell_is_left_to_the_magic():
 def test_a_waiting_cell_awaits_the_magic():
     lines = ["%%agent --wait -s other\n", "hello\n", "world\n"]
     assert transformer("panel")(lines) == [
-        "await get_ipython().find_cell_magic('agent').__self__.run_blocking('--wait -s other', 'hello\\nworld\\n')\n"]
+        "await get_ipython().find_cell_magic('agent').__self__.run_blocking('--wait -s other', 'hello\\nworld\\n')\n"
+    ]
     assert transformer("static")(["%%agent\n", "hi\n"])[0].startswith("await ")
     assert transformer("panel", wait=True)(["%%agent\n", "hi\n"])[0].startswith("await ")
 
@@ -59,8 +60,13 @@ def test_loading_imports_nothing_heavy():
         "new = set(sys.modules) - before\n"
         "print(sorted(m for m in new if m.split('.')[0] in ('litellm', 'ipywidgets', 'openai', 'pandas')))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                          env={"JUPYTER_AGENT_MODEL": "demo", "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"JUPYTER_AGENT_MODEL": "demo", "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
 

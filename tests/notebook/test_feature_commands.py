@@ -42,8 +42,10 @@ def test_memory_undo_reverts_the_logged_change_and_reports_refusals(tmp_path):
 
     store = MemoryStore(tmp_path / MEMORY_FOLDER)
     MemoryUndoLog(store).record(store.write("units", "EUR"))
-    assert memory_command(tmp_path, ["undo", "units"], "usage").markdown == \
-        "Undid the agent's change of the memory note `units` (created)."
+    assert (
+        memory_command(tmp_path, ["undo", "units"], "usage").markdown
+        == "Undid the agent's change of the memory note `units` (created)."
+    )
     assert store.read("units") is None
     with pytest.raises(UsageError, match="no recorded change of the memory note 'other' to undo"):
         memory_command(tmp_path, ["undo", "other"], "usage")

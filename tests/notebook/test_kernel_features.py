@@ -6,13 +6,15 @@ One kernel serves the module; the test that restarts it runs last.
 import json
 
 import pytest
-
 from kernel_harness import AGENT_TEST_SETUP, notebook_kernel
 
 pytestmark = pytest.mark.kernel
 
-FACT = {"memories": [{"name": "sales-dates", "summary": "sales.csv dates are day-first",
-                      "content": "Parse sales.csv with dayfirst=True."}]}
+FACT = {
+    "memories": [
+        {"name": "sales-dates", "summary": "sales.csv dates are day-first", "content": "Parse sales.csv with dayfirst=True."}
+    ]
+}
 
 
 @pytest.fixture(scope="module")
@@ -41,26 +43,35 @@ def test_memory_is_off_by_default_and_on_with_the_option(kernel):
     assert (memory / "sales-dates.md").exists()
     assert "sales-dates" in shown(kernel, "%agent memory")
     # The saved cell says what was saved and how to undo it; the undo works after a kernel restart.
-    static = kernel.wait_for(lambda: [o["data"]["text/markdown"] for o in kernel.cell_outputs(msg_id)
-                                      if "text/markdown" in o["data"]], what="the static rendering")
+    static = kernel.wait_for(
+        lambda: [o["data"]["text/markdown"] for o in kernel.cell_outputs(msg_id) if "text/markdown" in o["data"]],
+        what="the static rendering",
+    )
     assert "Memory created: sales-dates" in static[0] and "%agent memory undo sales-dates" in static[0]
     kernel.restart()
     kernel.execute("%load_ext jupyter_agent")
-    assert "Undid the agent's change of the memory note `sales-dates` (created)" in \
-        shown(kernel, "%agent memory undo sales-dates")
+    assert "Undid the agent's change of the memory note `sales-dates` (created)" in shown(
+        kernel, "%agent memory undo sales-dates"
+    )
     assert not (memory / "sales-dates.md").exists()
     kernel.execute(AGENT_TEST_SETUP)
 
 
 def test_a_delegated_child_gets_its_own_card(kernel):
-    kernel.execute("script('boss', tool_calls(call('delegate', {'tasks': ['Count the rows of sales']})),"
-                   " reply('It has 42 rows.'), reply('The sub-agent counted 42 rows.'))")
+    kernel.execute(
+        "script('boss', tool_calls(call('delegate', {'tasks': ['Count the rows of sales']})),"
+        " reply('It has 42 rows.'), reply('The sub-agent counted 42 rows.'))"
+    )
     msg_id, _ = kernel.agent_cell("--delegate -m boss -s delegating", "How many rows?")
     kernel.wait_turn("delegating")
 
     def child_card():
-        return [w for w in kernel.cell_widgets(msg_id) if w.model_name == "AccordionModel"
-                and any("sub-agent 1: Count the rows of sales" in title for title in w.state.get("titles", ()))]
+        return [
+            w
+            for w in kernel.cell_widgets(msg_id)
+            if w.model_name == "AccordionModel"
+            and any("sub-agent 1: Count the rows of sales" in title for title in w.state.get("titles", ()))
+        ]
 
     [card] = kernel.wait_for(child_card, timeout=5, what="the sub-agent's card")
     kernel.wait_for(lambda: "done · 1 step" in card.state["titles"][0], timeout=5, what="the finished card")

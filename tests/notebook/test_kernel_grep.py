@@ -4,7 +4,6 @@ answering while it runs, and Stop ends the run at once."""
 import time
 
 import pytest
-
 from kernel_harness import notebook_kernel
 
 pytestmark = pytest.mark.kernel

@@ -5,9 +5,9 @@ over HTTP on 127.0.0.1. One kernel for the module: importing litellm there takes
 import re
 
 import pytest
+from kernel_harness import notebook_kernel
 
 from jupyter_agent.testing.fake_provider import FakeProvider, hanging, http_error, rejected_key, text
-from kernel_harness import notebook_kernel
 
 pytestmark = pytest.mark.kernel
 
@@ -25,9 +25,11 @@ def provider():
 def kernel(tmp_path_factory, provider):
     # No model preset: %load_ext starts importing litellm in the background.
     harness = notebook_kernel(tmp_path_factory.mktemp("litellm-kernel"), model="", notebook_name="model.ipynb")
-    harness.execute(f'%config AgentMagics.model = "openai/fake-model"\n'
-                    f'%config AgentMagics.api_base = "{provider.api_base}"\n'
-                    f'%config AgentMagics.api_key = "{SECRET}"')
+    harness.execute(
+        f'%config AgentMagics.model = "openai/fake-model"\n'
+        f'%config AgentMagics.api_base = "{provider.api_base}"\n'
+        f'%config AgentMagics.api_key = "{SECRET}"'
+    )
     yield harness
     harness.shutdown()
 

@@ -12,13 +12,13 @@ import sys
 import time
 
 import pytest
+from kernel_harness import notebook_kernel
 
 from jupyter_agent.features.mcp.config import load_config
 from jupyter_agent.features.mcp.consent import TRUST_FILE, remember
 from jupyter_agent.features.mcp.process import is_alive
 from jupyter_agent.testing import mcp_demo_server
 from jupyter_agent.testing.fake_provider import FakeProvider, call, text, tool_calls
-from kernel_harness import notebook_kernel
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "features" / "mcp"))
 from mcp_servers import HttpDemo  # noqa: E402
@@ -46,21 +46,29 @@ def web():
 def kernel(tmp_path_factory, provider, web):
     folder = tmp_path_factory.mktemp("mcp-kernel")
     demo = {"command": sys.executable, "args": [mcp_demo_server.__file__], "env": {"DEMO_SECRET": SECRET}, "callTimeout": 2}
-    (folder / ".mcp.json").write_text(json.dumps({"mcpServers": {
-        "demo": demo,
-        "web": {"url": web.url, "headers": {"Authorization": "Bearer web-token-123456"}},
-        "stuck": {"command": sys.executable, "args": [mcp_demo_server.__file__, "--never-start"], "startTimeout": 1},
-    }}))
+    (folder / ".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "demo": demo,
+                    "web": {"url": web.url, "headers": {"Authorization": "Bearer web-token-123456"}},
+                    "stuck": {"command": sys.executable, "args": [mcp_demo_server.__file__, "--never-start"], "startTimeout": 1},
+                }
+            }
+        )
+    )
     user_config = folder / "jupyter-config"
     (user_config / "agent").mkdir(parents=True)
     (user_config / "agent" / "mcp.json").write_text('{"mcpServers": {"user": {"command": "x",}}}')  # malformed
     for server in load_config(folder, folder, None, environ={}, user_file=user_config / "agent" / "mcp.json").servers.values():
         remember(server, user_config / "agent" / TRUST_FILE)  # approved earlier; test_a_new_project_server… asks
     harness = notebook_kernel(folder, model="", notebook_name="mcp.ipynb", env={"JUPYTER_CONFIG_DIR": str(user_config)})
-    harness.execute(f'%config AgentMagics.model = "openai/fake-model"\n'
-                    f'%config AgentMagics.api_base = "{provider.api_base}"\n'
-                    f'%config AgentMagics.api_key = "sk-fake-key-0000"\n'
-                    "from jupyter_agent.features.mcp import registry")
+    harness.execute(
+        f'%config AgentMagics.model = "openai/fake-model"\n'
+        f'%config AgentMagics.api_base = "{provider.api_base}"\n'
+        f'%config AgentMagics.api_key = "sk-fake-key-0000"\n'
+        "from jupyter_agent.features.mcp import registry"
+    )
     yield harness
     harness.shutdown()
 
@@ -82,8 +90,10 @@ def session_text(kernel, name):
 
 
 def test_mcp_tools_reach_the_model_and_read_only_ones_run_without_approval(kernel, provider):
-    provider.queue(tool_calls(call("mcp__demo__echo", {"text": "over stdio"}), call("mcp__web__echo", {"text": "over http"})),
-                   text("Both echoed."))
+    provider.queue(
+        tool_calls(call("mcp__demo__echo", {"text": "over stdio"}), call("mcp__web__echo", {"text": "over http"})),
+        text("Both echoed."),
+    )
     msg_id, _ = kernel.agent_cell("-s reads", "Echo twice")
     kernel.wait_turn("reads", timeout=FIRST_TURN_TIMEOUT)  # "ask" mode: no click was needed
     first, second = provider.requests[-2:]
@@ -94,8 +104,13 @@ def test_mcp_tools_reach_the_model_and_read_only_ones_run_without_approval(kerne
     assert kernel.evaluate("last_turn('reads').result.reason") == "'completed'"
     shown = plain(kernel.widget_text(msg_id))
     assert "MCP server 'stuck' is unavailable: did not start within 1 s" in shown  # the panel's note
-    progress = [m for m in kernel.messages if m["msg_type"] == "comm_msg" and m["parent_header"].get("msg_id") == msg_id
-                and "starting MCP servers: demo, stuck, web…" in json.dumps(m["content"], ensure_ascii=False)]
+    progress = [
+        m
+        for m in kernel.messages
+        if m["msg_type"] == "comm_msg"
+        and m["parent_header"].get("msg_id") == msg_id
+        and "starting MCP servers: demo, stuck, web…" in json.dumps(m["content"], ensure_ascii=False)
+    ]
     assert progress  # a cold start shows its progress, not silence
     user_file = kernel.folder / "jupyter-config" / "agent" / "mcp.json"
     assert f"MCP config {user_file}: invalid JSON at line 1 column 41" in shown  # one line; the rest is used
@@ -130,8 +145,10 @@ def test_a_crash_mid_call_is_an_error_result_and_the_next_turn_restarts_the_serv
     msg_id, _ = kernel.agent_cell("-s crashes -p yolo", "Crash it")
     kernel.wait_turn("crashes", timeout=30)
     crashed, web = tool_messages(provider.requests[-1])
-    assert crashed["content"] == ("MCP server 'demo' crashed while running 'crash' (the server closed the connection); "
-                                  "it did not return a result and starts again at the next turn")
+    assert crashed["content"] == (
+        "MCP server 'demo' crashed while running 'crash' (the server closed the connection); "
+        "it did not return a result and starts again at the next turn"
+    )
     assert web["content"] == "echo: still up"  # the other server goes on
     assert kernel.evaluate("unpaired_calls('crashes')") == "[]"
     assert "mcp__demo__crash" in plain(kernel.widget_text(msg_id))
@@ -181,17 +198,31 @@ def test_no_mcp_and_a_selection(kernel, provider):
     provider.queue(text("Only web."))
     kernel.agent_cell("-s only --mcp web", "hi")
     kernel.wait_turn("only")
-    assert {name for name in tool_names(provider.requests[-1]) if name.startswith("mcp__")} == {"mcp__web__echo", "mcp__web__env",
-        "mcp__web__add_note", "mcp__web__fail", "mcp__web__crash", "mcp__web__hang", "mcp__web__picture",
-        "mcp__web__document", "mcp__web__grow"}
+    assert {name for name in tool_names(provider.requests[-1]) if name.startswith("mcp__")} == {
+        "mcp__web__echo",
+        "mcp__web__env",
+        "mcp__web__add_note",
+        "mcp__web__fail",
+        "mcp__web__crash",
+        "mcp__web__hang",
+        "mcp__web__picture",
+        "mcp__web__document",
+        "mcp__web__grow",
+    }
 
 
 def test_restart_replaces_the_process(kernel):
     before = int(kernel.evaluate("registry().get('demo').pid"))
     shown = kernel.outputs_of(kernel.execute("%agent mcp restart demo").msg_id)
     assert "Restarting MCP server `demo`" in shown
-    kernel.wait_for(lambda: kernel.evaluate("registry().get('demo').status") == "'running'"
-                    and kernel.evaluate("str(registry().get('demo').pid)") not in ("'None'", f"'{before}'"), 20, "the restart")
+    kernel.wait_for(
+        lambda: (
+            kernel.evaluate("registry().get('demo').status") == "'running'"
+            and kernel.evaluate("str(registry().get('demo').pid)") not in ("'None'", f"'{before}'")
+        ),
+        20,
+        "the restart",
+    )
     assert not is_alive(before)
 
 
@@ -201,8 +232,9 @@ def test_a_bad_configured_entry_is_one_line_and_the_turn_runs(kernel, provider):
     msg_id, _ = kernel.agent_cell("-s bad-config", "hi")
     kernel.wait_turn("bad-config", timeout=30)
     kernel.execute("%config AgentMagics.mcp_servers = {}")
-    assert ("MCP config AgentMagics.mcp_servers: server 'broken': needs either \"command\" (stdio) or \"url\""
-            in plain(kernel.widget_text(msg_id)))
+    assert 'MCP config AgentMagics.mcp_servers: server \'broken\': needs either "command" (stdio) or "url"' in plain(
+        kernel.widget_text(msg_id)
+    )
     assert "mcp__demo__echo" in tool_names(provider.requests[-1])
     assert kernel.evaluate("last_turn('bad-config').result.reason") == "'completed'"
 
@@ -234,8 +266,11 @@ def test_a_new_project_server_waits_for_consent_and_a_denial_holds(kernel, provi
         before = len(provider.requests)
         msg_id, _ = kernel.agent_cell("-s consent", "hi")
         deny = kernel.button(msg_id, "Deny", timeout=30)
-        kernel.wait_for(lambda: f"start the MCP server 'fresh' defined in {config_file}" in plain(kernel.widget_text(msg_id)),
-                        10, "the consent question")
+        kernel.wait_for(
+            lambda: f"start the MCP server 'fresh' defined in {config_file}" in plain(kernel.widget_text(msg_id)),
+            10,
+            "the consent question",
+        )
         assert len(provider.requests) == before  # the turn waits for the answer before its first request
         kernel.click(deny.comm_id)
         kernel.wait_turn("consent", timeout=30)
@@ -251,8 +286,9 @@ def test_a_new_project_server_waits_for_consent_and_a_denial_holds(kernel, provi
 
 def test_after_the_kernel_is_killed_no_server_process_is_alive(kernel):
     kernel.execute("import json")
-    pids = json.loads(json.loads(kernel.evaluate("json.dumps([c.pid for c in registry().connections.values() if c.pid])")
-                                 .replace("'", '"')))
+    pids = json.loads(
+        json.loads(kernel.evaluate("json.dumps([c.pid for c in registry().connections.values() if c.pid])").replace("'", '"'))
+    )
     assert pids and all(is_alive(pid) for pid in pids)
     kernel.shutdown()  # SIGKILL of the kernel: no hook runs, the launcher's PR_SET_PDEATHSIG kills them
     deadline = time.monotonic() + 10

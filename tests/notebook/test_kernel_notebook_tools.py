@@ -4,7 +4,6 @@ import ast
 import json
 
 import pytest
-
 from kernel_harness import notebook_kernel
 
 pytestmark = pytest.mark.kernel
@@ -12,11 +11,25 @@ pytestmark = pytest.mark.kernel
 SAVED = {
     "cells": [
         {"id": "intro", "cell_type": "markdown", "metadata": {}, "source": "# Quarterly sales\nRevenue per region."},
-        {"id": "boom", "cell_type": "code", "execution_count": 1, "metadata": {}, "source": "1/0",
-         "outputs": [{"output_type": "error", "ename": "ZeroDivisionError", "evalue": "division by zero",
-                      "traceback": ["Traceback (most recent call last)", "ZeroDivisionError: division by zero"]}]},
+        {
+            "id": "boom",
+            "cell_type": "code",
+            "execution_count": 1,
+            "metadata": {},
+            "source": "1/0",
+            "outputs": [
+                {
+                    "output_type": "error",
+                    "ename": "ZeroDivisionError",
+                    "evalue": "division by zero",
+                    "traceback": ["Traceback (most recent call last)", "ZeroDivisionError: division by zero"],
+                }
+            ],
+        },
     ],
-    "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    "metadata": {},
+    "nbformat": 4,
+    "nbformat_minor": 5,
 }
 
 
@@ -39,12 +52,15 @@ def test_notebook_read_without_the_extension_reads_the_saved_file(kernel):
 
 
 def test_notebook_edit_replace_and_run_explain_that_they_need_the_extension(kernel):
-    kernel.execute("m = script('editor', tool_calls(call('notebook_edit', {'op': 'delete', 'cell_id': 'boom'}),"
-                   " call('notebook_run', {'cell_id': 'boom'})), reply('ok'))")
+    kernel.execute(
+        "m = script('editor', tool_calls(call('notebook_edit', {'op': 'delete', 'cell_id': 'boom'}),"
+        " call('notebook_run', {'cell_id': 'boom'})), reply('ok'))"
+    )
     kernel.agent_cell("-m editor -s editing -p yolo", "Delete the failing cell and run it")
     kernel.wait_turn("editing")
-    texts = ast.literal_eval(kernel.evaluate(
-        "[m.content[0].text for m in last_turn('editing').result.messages if m.role == 'tool_result']"))
+    texts = ast.literal_eval(
+        kernel.evaluate("[m.content[0].text for m in last_turn('editing').result.messages if m.role == 'tool_result']")
+    )
     assert "notebook_edit delete needs the jupyter-agent JupyterLab extension" in texts[0]
     assert "run the code with the `python` tool instead" in texts[1]
 
@@ -53,8 +69,7 @@ def test_agent_fix_tells_the_model_the_exception_the_cell_and_the_frame_locals(k
     kernel.execute("def ratio(total, parts):\n    share = total / parts\n    return share")
     failing = kernel.execute("revenue = 120\nratio(revenue, 0)", check=False)
     assert not failing.ok
-    kernel.execute("fixer = script('fixer', reply('The divisor is zero.'))\n"
-                   "%config AgentMagics.model = 'fixer'")
+    kernel.execute("fixer = script('fixer', reply('The divisor is zero.'))\n%config AgentMagics.model = 'fixer'")
     kernel.execute("%agent fix")
     kernel.wait_for(lambda: kernel.evaluate("len(fixer.requests)") == "1", what="the fix request")
     request = ast.literal_eval(kernel.evaluate("fixer.requests[0].context.messages[-1].content"))

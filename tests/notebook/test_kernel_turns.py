@@ -8,7 +8,6 @@ import re
 import time
 
 import pytest
-
 from kernel_harness import AGENT_TEST_SETUP, notebook_kernel
 
 pytestmark = pytest.mark.kernel
@@ -42,8 +41,8 @@ def test_cell_replies_before_the_turn_ends_and_text_streams_into_the_cell(kernel
 
 def test_a_steer_click_is_delivered_at_the_next_step(kernel):
     kernel.execute(
-        "m = script('steerable', tool_calls(call('variables'), text='Looking around first. ' * 12, delay=0.02),"
-        " reply('noted'))")
+        "m = script('steerable', tool_calls(call('variables'), text='Looking around first. ' * 12, delay=0.02), reply('noted'))"
+    )
     msg_id, _ = kernel.agent_cell("-m steerable -s steering", "Look at my data")
     kernel.wait_for(lambda: "Looking around first" in kernel.widget_text(msg_id), what="the first step streaming")
     box = kernel.wait_for(lambda: next((w for w in kernel.cell_widgets(msg_id) if w.model_name == "TextareaModel"), None))
@@ -97,8 +96,12 @@ def test_kernel_interrupt_stops_a_run_that_started_while_its_cell_was_still_exec
     # The run's task installs its handler while the cell still executes (the cell awaits after
     # the magic). ipykernel then restores its saved idle handler when the cell ends: only the
     # router that knows the kernel (given the shell at %load_ext) puts its handler there.
-    assert kernel.evaluate("__import__('jupyter_agent.notebook.interrupt', fromlist=['x'])"
-                           ".interrupt_router().kernel is get_ipython().kernel") == "True"
+    assert (
+        kernel.evaluate(
+            "__import__('jupyter_agent.notebook.interrupt', fromlist=['x']).interrupt_router().kernel is get_ipython().kernel"
+        )
+        == "True"
+    )
     kernel.execute("script('hanging-late', ScriptedResponse(content=[TextContent(text='Still here')], hang=True))")
     kernel.execute(
         "import asyncio\n"
@@ -106,7 +109,8 @@ def test_kernel_interrupt_stops_a_run_that_started_while_its_cell_was_still_exec
         "for _ in range(3000):  # until the run exists (30 s at most)\n"
         "    if _agent.sessions.get('started-in-cell').turns[-1].run:\n"
         "        break\n"
-        "    await asyncio.sleep(0.01)")
+        "    await asyncio.sleep(0.01)"
+    )
     kernel.wait_for(lambda: "Still here" in kernel.widget_text(), what="the first words")
     kernel.interrupt()
     kernel.wait_turn("started-in-cell", timeout=10)
@@ -118,7 +122,8 @@ def test_kernel_interrupt_stops_a_running_python_tool_and_the_kernel_survives(ke
     kernel.execute(
         "script('busy', tool_calls(call('python', {'code': 'import pathlib, time\\npathlib.Path(\\'busy.started\\').touch()\\n"
         "for i in range(600):\\n    time.sleep(0.05)'})),"
-        " reply('after'))")
+        " reply('after'))"
+    )
     started = time.monotonic()
     msg_id, _ = kernel.agent_cell("-m busy -s busy-python -p yolo", "Work hard")
     # The tool now blocks the kernel's main thread, like a running cell.
@@ -127,7 +132,9 @@ def test_kernel_interrupt_stops_a_running_python_tool_and_the_kernel_survives(ke
     kernel.wait_turn("busy-python", timeout=20)
     assert time.monotonic() - started < 15  # the 30 s loop was cut short
     assert kernel.evaluate("last_turn('busy-python').result.reason") == "'aborted'"
-    result = kernel.evaluate("[m for m in _agent.sessions.get('busy-python').store.history() if m.role == 'tool_result'][0].content[0].text")
+    result = kernel.evaluate(
+        "[m for m in _agent.sessions.get('busy-python').store.history() if m.role == 'tool_result'][0].content[0].text"
+    )
     assert "Interrupted" in result
     assert kernel.evaluate("unpaired_calls('busy-python')") == "[]"
     assert kernel.is_alive() and kernel.evaluate("2 + 2") == "4"
@@ -187,12 +194,16 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def test_a_finished_turn_leaves_a_static_rendering_and_closes_its_widgets(kernel):
-    kernel.execute("script('static', tool_calls(call('python', {'code': 'print(6 * 7)'}), text='Computing.'),"
-                   " reply('The answer is **42** <script>alert(1)</script>'))")
+    kernel.execute(
+        "script('static', tool_calls(call('python', {'code': 'print(6 * 7)'}), text='Computing.'),"
+        " reply('The answer is **42** <script>alert(1)</script>'))"
+    )
     msg_id, _ = kernel.agent_cell("-m static -s static -p yolo", "What is six times seven?")
     kernel.wait_turn("static")
-    outputs = kernel.wait_for(lambda: [o for o in kernel.cell_outputs(msg_id) if "text/html" in o["data"]] and
-                              kernel.cell_outputs(msg_id), what="the static rendering")
+    outputs = kernel.wait_for(
+        lambda: [o for o in kernel.cell_outputs(msg_id) if "text/html" in o["data"]] and kernel.cell_outputs(msg_id),
+        what="the static rendering",
+    )
     assert not any(WIDGET_VIEW in output["data"] for output in outputs)
     [answer] = [o["data"] for o in outputs if "text/markdown" in o["data"]]
     assert "The answer is **42**" in answer["text/markdown"]
@@ -205,8 +216,13 @@ def test_a_finished_turn_leaves_a_static_rendering_and_closes_its_widgets(kernel
     assert opened and opened <= closed
     # Closed: the kernel's widget registry no longer holds them (they would live as long as the kernel).
     kernel.execute("import ipywidgets; from jupyter_agent.notebook.panel.finish import widget_tree")
-    assert kernel.evaluate("any(w.comm is not None or w in ipywidgets.Widget.widgets.values() "
-                           "for w in widget_tree(last_turn('static').renderer.widget))") == "False"
+    assert (
+        kernel.evaluate(
+            "any(w.comm is not None or w in ipywidgets.Widget.widgets.values() "
+            "for w in widget_tree(last_turn('static').renderer.widget))"
+        )
+        == "False"
+    )
 
 
 def test_a_session_write_failure_ends_the_turn_with_the_error_in_the_panel(kernel):
@@ -217,10 +233,12 @@ def test_a_session_write_failure_ends_the_turn_with_the_error_in_the_panel(kerne
     size = path.stat().st_size
     # The kernel may grow no file past the session's size plus room for the prompt: the answer's
     # record then fails with EFBIG, as a full disk fails with ENOSPC.
-    kernel.execute("import resource, signal\n"
-                   "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
-                   "_fsize = resource.getrlimit(resource.RLIMIT_FSIZE)\n"
-                   f"resource.setrlimit(resource.RLIMIT_FSIZE, ({size + 1500}, _fsize[1]))")
+    kernel.execute(
+        "import resource, signal\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "_fsize = resource.getrlimit(resource.RLIMIT_FSIZE)\n"
+        f"resource.setrlimit(resource.RLIMIT_FSIZE, ({size + 1500}, _fsize[1]))"
+    )
     try:
         msg_id, _ = kernel.agent_cell("-m disk-filler -s disk-full", "second")
         kernel.wait_turn("disk-full")
@@ -244,8 +262,14 @@ while True:
 
 
 def footer_text(kernel, msg_id, session):
-    return next((w.state["value"] for w in kernel.cell_widgets(msg_id)
-                 if isinstance(w.state.get("value"), str) and f"session {session}" in w.state["value"]), "")
+    return next(
+        (
+            w.state["value"]
+            for w in kernel.cell_widgets(msg_id)
+            if isinstance(w.state.get("value"), str) and f"session {session}" in w.state["value"]
+        ),
+        "",
+    )
 
 
 def test_stop_clicked_on_a_subshell_interrupts_agent_run_python_whose_output_shows_live(kernel):

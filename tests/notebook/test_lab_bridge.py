@@ -1,11 +1,11 @@
 import asyncio
 
 import pytest
+from turn_helpers import RecordingRenderer, make_turn
 
 from jupyter_agent.notebook import runner
 from jupyter_agent.notebook.lab_bridge import NOTHING_RUNNING, LabBridge
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, reply
-from turn_helpers import RecordingRenderer, make_turn
 from jupyter_agent.testing.waiting import wait_until
 
 pytestmark = pytest.mark.anyio
@@ -31,9 +31,14 @@ async def test_stop_and_steer_reach_the_running_turns(manager, scripted):
 async def test_turn_hooks_tell_the_extension_which_cell_ran(manager, scripted):
     started, finished = [], []
     choice = scripted("hooks", ScriptedModel([reply("hi")]))
-    turn = make_turn(manager.get(), RecordingRenderer(), choice, cell_id="cell-7",
-                     on_started=lambda t: started.append(t.request.cell_id),
-                     on_finished=lambda t, status, steps: finished.append((t.request.cell_id, status, steps)))
+    turn = make_turn(
+        manager.get(),
+        RecordingRenderer(),
+        choice,
+        cell_id="cell-7",
+        on_started=lambda t: started.append(t.request.cell_id),
+        on_finished=lambda t, status, steps: finished.append((t.request.cell_id, status, steps)),
+    )
     await runner.start(turn)
     assert started == ["cell-7"] and finished == [("cell-7", "completed", 1)]
 
@@ -62,7 +67,8 @@ class OfferingRenderer(RecordingRenderer):
 
 @pytest.mark.parametrize("connected", [True, False])
 async def test_a_finished_turn_offers_to_materialize_its_code_when_the_extension_listens(
-        manager, scripted, monkeypatch, connected):
+    manager, scripted, monkeypatch, connected
+):
     from pydantic import BaseModel
 
     from jupyter_agent.loop import AgentTool
@@ -77,12 +83,19 @@ async def test_a_finished_turn_offers_to_materialize_its_code_when_the_extension
 
     target = FakeTarget(connected)
     monkeypatch.setattr(comm, "target_for", lambda shell: target)
-    model = ScriptedModel([tool_calls(call("python", {"code": "x = 1"})), tool_calls(call("python", {"code": "y = x"})),
-                           reply("done")])
+    model = ScriptedModel(
+        [tool_calls(call("python", {"code": "x = 1"})), tool_calls(call("python", {"code": "y = x"})), reply("done")]
+    )
     renderer = OfferingRenderer()
-    turn = make_turn(manager.get(), renderer, scripted("coder", model), permissions="yolo",
-                     tools=[AgentTool(name="python", description="", parameters=Code, execute=python)],
-                     cell_id="agent-cell", on_finished=LabBridge(shell=None, sessions=manager).turn_finished)
+    turn = make_turn(
+        manager.get(),
+        renderer,
+        scripted("coder", model),
+        permissions="yolo",
+        tools=[AgentTool(name="python", description="", parameters=Code, execute=python)],
+        cell_id="agent-cell",
+        on_finished=LabBridge(shell=None, sessions=manager).turn_finished,
+    )
     await runner.start(turn)
     if not connected:
         assert renderer.offers == []

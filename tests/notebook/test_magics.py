@@ -35,9 +35,22 @@ def test_help_lists_every_option(ip, capsys):
     assert ip.run_cell("%%agent --help\nignored").success
     out = capsys.readouterr().out
     assert out.startswith("usage: %%agent")
-    for option in ("--model", "--session", "--new", "--branch", "--permissions", "--max-steps",
-                   "--max-spend", "--tools", "--wait", "--no-wait", "--memory", "--no-memory", "--delegate",
-                   "--no-delegate"):
+    for option in (
+        "--model",
+        "--session",
+        "--new",
+        "--branch",
+        "--permissions",
+        "--max-steps",
+        "--max-spend",
+        "--tools",
+        "--wait",
+        "--no-wait",
+        "--memory",
+        "--no-memory",
+        "--delegate",
+        "--no-delegate",
+    ):
         assert option in out
 
 
@@ -129,8 +142,10 @@ def test_the_permissions_environment_variable_applies_interactively_below_config
 def test_a_cell_model_litellm_cannot_route_is_said_before_any_request(ip, capsys):
     assert ip.run_cell("%%agent -m nonexistent/model -s unknown-model\nhi").success
     out = capsys.readouterr().out
-    assert ("error: unknown model 'nonexistent/model': litellm has no provider 'nonexistent'; "
-            "see https://docs.litellm.ai/docs/providers (chosen by the cell's -m)") in out
+    assert (
+        "error: unknown model 'nonexistent/model': litellm has no provider 'nonexistent'; "
+        "see https://docs.litellm.ai/docs/providers (chosen by the cell's -m)"
+    ) in out
 
 
 def test_no_api_key_is_said_as_such_in_a_notebook(ip, capsys, monkeypatch):

@@ -35,7 +35,9 @@ def test_first_provider_whose_key_is_set():
     choice = choose_model(None, None, "", {"OPENAI_API_KEY": "k", "GEMINI_API_KEY": "k"}, NO_OLLAMA)
     assert choice.name.startswith("openai/")
     assert choice.source == "OPENAI_API_KEY"
-    assert choose_model(None, None, "", {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}, NO_OLLAMA).name.startswith("anthropic/")
+    assert choose_model(None, None, "", {"ANTHROPIC_API_KEY": "k", "OPENAI_API_KEY": "k"}, NO_OLLAMA).name.startswith(
+        "anthropic/"
+    )
 
 
 def test_an_empty_key_does_not_count():

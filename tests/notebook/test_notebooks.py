@@ -78,6 +78,7 @@ def test_data_exploration_loads_the_csv_into_the_namespace(tmp_path, monkeypatch
 
 def test_two_headless_notebooks_in_one_folder_keep_their_own_sessions(tmp_path, monkeypatch):
     """papermill --inject-input-path names the notebook; `%agent session-file` names the file."""
+
     def inject(name, source, at):
         notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
         notebook.cells.insert(at, nbformat.v4.new_code_cell(source))

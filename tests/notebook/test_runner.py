@@ -2,8 +2,8 @@ import asyncio
 
 import pytest
 from pydantic import BaseModel
-
 from turn_helpers import RecordingRenderer, gated_tool, make_turn, wait_until
+
 from jupyter_agent.loop import AgentTool
 from jupyter_agent.notebook import runner
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, reply, tool_calls
@@ -91,6 +91,7 @@ async def test_approvals_go_to_the_renderer_of_the_running_turn(manager, scripte
 
 async def test_every_exception_is_shown_in_the_renderer(manager, renderer, scripted):
     choice = scripted("m6", ScriptedModel([reply("x")]))
+
     def broken_tools(current_step):
         raise RuntimeError("tools exploded")
 
@@ -184,7 +185,8 @@ async def test_stop_from_a_subshell_interrupts_running_python_as_the_kernel_inte
 
 
 async def test_stop_from_a_subshell_says_at_once_that_the_interrupt_is_needed_where_it_cannot_reach(
-        manager, scripted, monkeypatch):
+    manager, scripted, monkeypatch
+):
     from jupyter_agent.notebook.interrupt import InterruptRouter
 
     # While a cell executes, ipykernel's own handler is in place: a SIGINT would hit the cell.
@@ -209,8 +211,15 @@ async def test_a_resumed_session_shows_the_model_the_summary_framed_as_the_runti
 
     tool = AgentTool(name="look", description="", parameters=NoArgs, execute=look, read_only=True)
     full = Usage(input=90_000, output=5)  # over 80 % of the 100k window: compaction after the tools
-    model = ScriptedModel([reply("first"), tool_calls(*[call("look") for _ in range(10)], usage=full),
-                           reply("SUMMARY OF EARLIER WORK"), reply("second"), reply("third")])
+    model = ScriptedModel(
+        [
+            reply("first"),
+            tool_calls(*[call("look") for _ in range(10)], usage=full),
+            reply("SUMMARY OF EARLIER WORK"),
+            reply("second"),
+            reply("third"),
+        ]
+    )
     register_model("compacting", model, model.model("compacting", context_window=100_000))
     choice = runner.ModelChoice("compacting", "option")
     try:

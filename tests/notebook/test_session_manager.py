@@ -46,8 +46,9 @@ def test_new_session_gets_a_free_name_and_stays_current_after_a_restart(manager,
     fresh = manager.start_new()
     assert fresh.name == "main-2" and fresh.store.messages() == []
     manager.close()
-    restarted = SessionManager({}, workspace_for=lambda folder: folder,
-                               env={"JPY_SESSION_NAME": str(tmp_path / "analysis.ipynb")})
+    restarted = SessionManager(
+        {}, workspace_for=lambda folder: folder, env={"JPY_SESSION_NAME": str(tmp_path / "analysis.ipynb")}
+    )
     try:
         assert restarted.current_name() == "main-2"
     finally:

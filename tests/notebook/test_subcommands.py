@@ -52,8 +52,14 @@ def scripted_model(ip):
     from jupyter_agent.notebook.model_resolution import register_model, unregister_model
     from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
 
-    model = ScriptedModel([tool_calls(call("python", {"code": "print('hi')"})), reply("First answer."),
-                           reply("Second answer."), reply("Branch answer.")])
+    model = ScriptedModel(
+        [
+            tool_calls(call("python", {"code": "print('hi')"})),
+            reply("First answer."),
+            reply("Second answer."),
+            reply("Branch answer."),
+        ]
+    )
     register_model("scripted", model, model.model("scripted"))
     yield model
     unregister_model("scripted")
@@ -141,8 +147,9 @@ def test_every_subcommand_has_its_own_help(ip):
 
 def test_a_bad_argument_gives_the_subcommands_usage_not_a_traceback(ip):
     error = error_of(ip, "%agent usage -s")
-    assert str(error) == ("argument -s/--session: expected one argument\n"
-                          "usage: %agent usage [-s NAME] [-h]\nSee %agent usage --help.")
+    assert str(error) == (
+        "argument -s/--session: expected one argument\nusage: %agent usage [-s NAME] [-h]\nSee %agent usage --help."
+    )
     assert str(error_of(ip, "%agent follow-up")).startswith("%agent follow-up needs a message\nusage: %agent follow-up")
     assert "No closing quotation" in str(error_of(ip, "%agent history -s 'open"))
     assert str(error_of(ip, "%agent materialize a b")).startswith("unexpected argument 'b'\nusage: %agent materialize")
@@ -154,6 +161,8 @@ def test_model_subcommand_refuses_a_name_litellm_cannot_route(ip):
     ip.run_line_magic("agent", "model demo")
     error = ip.run_cell("%agent model nonexistent/model").error_in_exec
     assert isinstance(error, UsageError)
-    assert str(error) == ("unknown model 'nonexistent/model': litellm has no provider 'nonexistent'; "
-                          "see https://docs.litellm.ai/docs/providers\nThe session keeps its model.")
+    assert str(error) == (
+        "unknown model 'nonexistent/model': litellm has no provider 'nonexistent'; "
+        "see https://docs.litellm.ai/docs/providers\nThe session keeps its model."
+    )
     assert ip.run_line_magic("agent", "model").markdown == "Model: `demo` (from session)."

@@ -4,10 +4,15 @@ from jupyter_agent.notebook.system_prompt import PromptContext, build_system_pro
 
 
 def test_prompt_says_what_and_where():
-    prompt = build_system_prompt(PromptContext(
-        notebook_path=Path("/data/analysis.ipynb"), workspace=Path("/data"), tool_names=["python", "read"],
-        model_name="openai/gpt-4.1-mini", context_section="# Project instructions\n\nUse polars.",
-    ))
+    prompt = build_system_prompt(
+        PromptContext(
+            notebook_path=Path("/data/analysis.ipynb"),
+            workspace=Path("/data"),
+            tool_names=["python", "read"],
+            model_name="openai/gpt-4.1-mini",
+            context_section="# Project instructions\n\nUse polars.",
+        )
+    )
     assert "jupyter-agent" in prompt and "live Jupyter kernel" in prompt
     assert "Notebook: /data/analysis.ipynb" in prompt and "Workspace (file tools are confined to it): /data" in prompt
     assert "- `python`: run Python code" in prompt and "- `read`:" in prompt
@@ -25,15 +30,28 @@ def test_the_notebook_outline_comes_last_after_the_stable_sections(tmp_path):
     from jupyter_agent.features.notebook_tools import outline_section, read_disk_cells
 
     notebook = tmp_path / "a.ipynb"
-    notebook.write_text(json.dumps({"cells": [
-        {"id": "md", "cell_type": "markdown", "source": "# Revenue by region"},
-        {"id": "agent", "cell_type": "code", "source": "%%agent\nplot it", "execution_count": 2, "outputs": []},
-    ]}))
+    notebook.write_text(
+        json.dumps(
+            {
+                "cells": [
+                    {"id": "md", "cell_type": "markdown", "source": "# Revenue by region"},
+                    {"id": "agent", "cell_type": "code", "source": "%%agent\nplot it", "execution_count": 2, "outputs": []},
+                ]
+            }
+        )
+    )
     user_ns = {"In": ["", "x = 1", "get_ipython().run_cell_magic('agent', '', 'plot it')", "sales = load()"], "Out": {}}
     cells, source = read_disk_cells(notebook, user_ns)
     outline = outline_section(cells, source, agent_cell_id="agent")
-    prompt = build_system_prompt(PromptContext(notebook_path=notebook, workspace=tmp_path, tool_names=["notebook_read"],
-                                               context_section="# Project\n\nUse polars.", notebook_outline=outline))
+    prompt = build_system_prompt(
+        PromptContext(
+            notebook_path=notebook,
+            workspace=tmp_path,
+            tool_names=["notebook_read"],
+            context_section="# Project\n\nUse polars.",
+            notebook_outline=outline,
+        )
+    )
     assert prompt.index("Use polars.") < prompt.index("## Notebook outline") and prompt.rstrip().endswith("sales = load()")
     assert "- 0 `md` markdown: # Revenue by region" in prompt
     assert "- 1 `agent` code [2] ← this agent cell: %%agent" in prompt

@@ -6,8 +6,15 @@ import sys
 import pexpect
 import pytest
 
-IPYTHON = [sys.executable, "-m", "IPython", "--simple-prompt", "--no-banner", "--colors=NoColor",
-           "--HistoryManager.enabled=False"]
+IPYTHON = [
+    sys.executable,
+    "-m",
+    "IPython",
+    "--simple-prompt",
+    "--no-banner",
+    "--colors=NoColor",
+    "--HistoryManager.enabled=False",
+]
 HANG_SETUP = (
     "from jupyter_agent.notebook.model_resolution import register_model; "
     "from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse; "
@@ -19,12 +26,16 @@ HANG_SETUP = (
 
 @pytest.fixture
 def ipython(tmp_path):
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "JUPYTER_AGENT_MODEL": "demo",
-           "JUPYTER_AGENT_DEMO_DELAY": "0", "TERM": "dumb"}
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "JUPYTER_AGENT_MODEL": "demo",
+        "JUPYTER_AGENT_DEMO_DELAY": "0",
+        "TERM": "dumb",
+    }
     if os.environ.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]  # the code under test, not an installed copy
-    child = pexpect.spawn(IPYTHON[0], IPYTHON[1:], cwd=str(tmp_path), env=env, encoding="utf-8",
-                          timeout=30, dimensions=(50, 200))
+    child = pexpect.spawn(IPYTHON[0], IPYTHON[1:], cwd=str(tmp_path), env=env, encoding="utf-8", timeout=30, dimensions=(50, 200))
     child.expect(r"In \[1\]: ")
     child.sendline("%load_ext jupyter_agent")
     child.expect(r"In \[2\]: ")

@@ -13,8 +13,15 @@ from jupyter_agent.testing.waiting import wait_until
 
 pytestmark = pytest.mark.anyio
 
-FACT = {"memories": [{"name": "date-format", "summary": "sales.csv dates are day-first",
-                      "content": "Parse sales.csv with dayfirst=True: its dates are dd/mm/yyyy."}]}
+FACT = {
+    "memories": [
+        {
+            "name": "date-format",
+            "summary": "sales.csv dates are day-first",
+            "content": "Parse sales.csv with dayfirst=True: its dates are dd/mm/yyyy.",
+        }
+    ]
+}
 
 
 def tool_names(request):
@@ -105,8 +112,13 @@ async def test_delegation_is_off_by_default_and_children_report_to_the_renderer(
     await runner.start(make_turn(manager.get(), RecordingRenderer(), scripted("solo", model)))
     assert "delegate" not in tool_names(model.requests[0])
 
-    model = ScriptedModel([tool_calls(call("delegate", {"tasks": ["Count the rows of sales.csv"]})),
-                           reply("It has 42 rows."), reply("The child says 42.")])
+    model = ScriptedModel(
+        [
+            tool_calls(call("delegate", {"tasks": ["Count the rows of sales.csv"]})),
+            reply("It has 42 rows."),
+            reply("The child says 42."),
+        ]
+    )
     renderer = RecordingRenderer()
     turn = make_turn(manager.get("team"), renderer, scripted("parent", model), delegate=True)
     await runner.start(turn)
@@ -122,4 +134,6 @@ async def test_delegation_is_off_by_default_and_children_report_to_the_renderer(
     [child_file] = (manager.get("team").path.parent / "team.children").glob("*-child-1.jsonl")
     with SessionStore(child_file, read_only=True) as child:
         assert [(m.role, m.content if m.role == "user" else m.text) for m in child.history()] == [
-            ("user", "Count the rows of sales.csv"), ("assistant", "It has 42 rows.")]
+            ("user", "Count the rows of sales.csv"),
+            ("assistant", "It has 42 rows."),
+        ]

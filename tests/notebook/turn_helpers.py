@@ -72,15 +72,34 @@ class RecordingRenderer:
         return "".join(event.delta for event in self.events if event.type == "text_delta")
 
 
-def make_turn(session, renderer, choice, prompt="hello", tools=(), permissions="ask", build_tools=None,
-              cell_id=None, on_started=None, on_finished=None, tools_setting=(), **settings):
-    return Turn(TurnRequest(
-        prompt=prompt, session=session, renderer=renderer, choice=choice,
-        settings=TurnSettings(permissions=permissions, tools=tools_setting, **settings),
-        build_tools=build_tools or (lambda current_step: list(tools)),
-        build_system=lambda resolved, tool_list: "system",
-        cell_id=cell_id, on_started=on_started, on_finished=on_finished,
-    ))
+def make_turn(
+    session,
+    renderer,
+    choice,
+    prompt="hello",
+    tools=(),
+    permissions="ask",
+    build_tools=None,
+    cell_id=None,
+    on_started=None,
+    on_finished=None,
+    tools_setting=(),
+    **settings,
+):
+    return Turn(
+        TurnRequest(
+            prompt=prompt,
+            session=session,
+            renderer=renderer,
+            choice=choice,
+            settings=TurnSettings(permissions=permissions, tools=tools_setting, **settings),
+            build_tools=build_tools or (lambda current_step: list(tools)),
+            build_system=lambda resolved, tool_list: "system",
+            cell_id=cell_id,
+            on_started=on_started,
+            on_finished=on_finished,
+        )
+    )
 
 
 def gated_tool(name="look", result="seen"):

@@ -30,8 +30,12 @@ def make_tool(name="echo", read_only=True, body=None, started=None, release=None
 
 def usage(input=100, output=10, cache_read=0, cache_write=0, cost=0.0):
     return Usage(
-        input=input, output=output, cache_read=cache_read, cache_write=cache_write,
-        total_tokens=input + output + cache_read + cache_write, cost=Cost(total=cost),
+        input=input,
+        output=output,
+        cache_read=cache_read,
+        cache_write=cache_write,
+        total_tokens=input + output + cache_read + cache_write,
+        cost=Cost(total=cost),
     )
 
 
@@ -51,7 +55,11 @@ class Summaries:
     def __call__(self, model, context, options=None, metadata=None):
         if is_summary_request(context):
             self.summary_requests.append(context)
-            response = ScriptedResponse(stop_reason="error", error_message="summary failed") if self.fail else reply(self.summary, usage=usage(50, 20))
+            response = (
+                ScriptedResponse(stop_reason="error", error_message="summary failed")
+                if self.fail
+                else reply(self.summary, usage=usage(50, 20))
+            )
             return ScriptedModel([response])(model, context, options, metadata)
         return self.scripted(model, context, options, metadata)
 
@@ -81,6 +89,7 @@ def assert_paired(events):
 
 async def wait_for(predicate, timeout=5.0):
     """Polls (bounded) until ``predicate()`` is true."""
+
     async def poll():
         while not predicate():
             await asyncio.sleep(0.001)

@@ -50,9 +50,11 @@ def test_no_result_is_orphaned_and_no_call_unanswered_for_any_keep_recent(keep):
 
 def test_a_parallel_batch_stays_together():
     messages = [
-        UserMessage(content="task"), *exchange(0),
+        UserMessage(content="task"),
+        *exchange(0),
         AssistantMessage(content=[ToolCall(id="a", name="x"), ToolCall(id="b", name="y")], stop_reason="tool_use"),
-        ToolResultMessage(tool_call_id="a", tool_name="x"), ToolResultMessage(tool_call_id="b", tool_name="y"),
+        ToolResultMessage(tool_call_id="a", tool_name="x"),
+        ToolResultMessage(tool_call_id="b", tool_name="y"),
     ]
     assert align_tail_start(messages, 1) == 3
 
@@ -60,7 +62,9 @@ def test_a_parallel_batch_stays_together():
 def test_nothing_to_compact_gives_no_plan():
     assert plan_compaction([UserMessage(content="task"), AssistantMessage(content=[TextContent(text="done")])], 2) is None
     assert plan_compaction([], 2) is None
-    plain = [UserMessage(content=str(i)) if i % 2 == 0 else AssistantMessage(content=[TextContent(text=str(i))]) for i in range(10)]
+    plain = [
+        UserMessage(content=str(i)) if i % 2 == 0 else AssistantMessage(content=[TextContent(text=str(i))]) for i in range(10)
+    ]
     plan = plan_compaction(plain, 2)
     assert (len(plan.head), len(plan.middle), len(plan.tail), plan.tail_start) == (1, 7, 2, 8)
 
@@ -86,7 +90,9 @@ def tool_step(kit, input_tokens, i=0):
 async def test_compaction_after_a_tool_step_summarizes_the_middle_and_keeps_the_transcript(scripted, kit, events):
     scripted.queue(tool_step(kit, 2000, 1), tool_step(kit, 2000, 2), reply("done", usage=kit.usage(300, 5)))
     model = kit.Summaries(scripted, summary="- read things")
-    run = run_agent(scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=model, compact_at_tokens=1000, compact_keep_recent=2)
+    run = run_agent(
+        scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=model, compact_at_tokens=1000, compact_keep_recent=2
+    )
     run.add_listener(events)
     result = await run.result()
     assert (result.reason, result.compactions, len(model.summary_requests)) == ("completed", 1, 1)
@@ -108,8 +114,13 @@ async def test_the_summary_request_asks_for_what_the_spec_lists_and_is_charged(s
     scripted.queue(tool_step(kit, 2000, 1), tool_step(kit, 2000, 2), reply("done"))
     model = kit.Summaries(scripted)
     run = run_agent(
-        scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=model, compact_at_tokens=1000,
-        compact_keep_recent=2, rates={"input": 1_000_000, "output": 0},
+        scripted.model(),
+        "the task",
+        tools=[kit.make_tool()],
+        stream_fn=model,
+        compact_at_tokens=1000,
+        compact_keep_recent=2,
+        rates={"input": 1_000_000, "output": 0},
     )
     run.add_listener(events)
     await run.result()
@@ -123,7 +134,14 @@ async def test_the_summary_request_asks_for_what_the_spec_lists_and_is_charged(s
 
 async def test_a_failed_summary_falls_back_to_truncation(scripted, kit, events):
     scripted.queue(tool_step(kit, 2000, 1), tool_step(kit, 2000, 2), reply("done"))
-    run = run_agent(scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=kit.Summaries(scripted, fail=True), compact_at_tokens=1000, compact_keep_recent=2)
+    run = run_agent(
+        scripted.model(),
+        "the task",
+        tools=[kit.make_tool()],
+        stream_fn=kit.Summaries(scripted, fail=True),
+        compact_at_tokens=1000,
+        compact_keep_recent=2,
+    )
     run.add_listener(events)
     result = await run.result()
     assert result.reason == "completed"
@@ -133,7 +151,15 @@ async def test_a_failed_summary_falls_back_to_truncation(scripted, kit, events):
 async def test_truncate_mode_makes_no_model_request(scripted, kit, events):
     scripted.queue(tool_step(kit, 2000, 1), tool_step(kit, 2000, 2), reply("done"))
     model = kit.Summaries(scripted)
-    run = run_agent(scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=model, compact_at_tokens=1000, compact_keep_recent=2, compaction="truncate")
+    run = run_agent(
+        scripted.model(),
+        "the task",
+        tools=[kit.make_tool()],
+        stream_fn=model,
+        compact_at_tokens=1000,
+        compact_keep_recent=2,
+        compaction="truncate",
+    )
     run.add_listener(events)
     result = await run.result()
     assert result.compactions == 1 and model.summary_requests == []
@@ -142,7 +168,15 @@ async def test_truncate_mode_makes_no_model_request(scripted, kit, events):
 
 async def test_off_never_compacts(scripted, kit, events):
     scripted.queue(*[tool_step(kit, 2000, i) for i in range(4)], reply("done"))
-    run = run_agent(scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=scripted, compact_at_tokens=1000, compact_keep_recent=2, compaction="off")
+    run = run_agent(
+        scripted.model(),
+        "the task",
+        tools=[kit.make_tool()],
+        stream_fn=scripted,
+        compact_at_tokens=1000,
+        compact_keep_recent=2,
+        compaction="off",
+    )
     run.add_listener(events)
     result = await run.result()
     assert (result.compactions, events.of("compacted")) == (0, [])
@@ -150,26 +184,44 @@ async def test_off_never_compacts(scripted, kit, events):
 
 async def test_the_trigger_reads_the_latest_request_not_cumulative_usage(scripted, kit):
     scripted.queue(*[tool_step(kit, 5000, i) for i in range(6)], reply("done"))
-    result = await run_agent(scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=scripted, compact_at_tokens=20_000, compact_keep_recent=2).result()
+    result = await run_agent(
+        scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=scripted, compact_at_tokens=20_000, compact_keep_recent=2
+    ).result()
     assert result.usage.input_tokens >= 30_000 and result.compactions == 0
 
 
 async def test_cached_prefix_counts_toward_the_trigger(scripted, kit):
     cached = ScriptedResponse(content=[call("echo")], usage=kit.usage(input=10, output=5, cache_read=5000))
     scripted.queue(tool_step(kit, 100), cached, reply("done"))
-    result = await run_agent(scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=kit.Summaries(scripted), compact_at_tokens=1000, compact_keep_recent=2).result()
+    result = await run_agent(
+        scripted.model(),
+        "the task",
+        tools=[kit.make_tool()],
+        stream_fn=kit.Summaries(scripted),
+        compact_at_tokens=1000,
+        compact_keep_recent=2,
+    ).result()
     assert result.compactions == 1
 
 
 async def test_no_compaction_after_a_final_answer(scripted, kit):
     scripted.queue(tool_step(kit, 100, 1), tool_step(kit, 100, 2), reply("done", usage=kit.usage(5000, 5)))
-    result = await run_agent(scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=scripted, compact_at_tokens=1000, compact_keep_recent=2).result()
+    result = await run_agent(
+        scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=scripted, compact_at_tokens=1000, compact_keep_recent=2
+    ).result()
     assert (result.reason, result.compactions) == ("completed", 0)
 
 
 async def test_nothing_to_compact_emits_no_event(scripted, kit, events):
     scripted.queue(tool_step(kit, 2000, 1), reply("done"))
-    run = run_agent(scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=kit.Summaries(scripted), compact_at_tokens=1000, compact_keep_recent=8)
+    run = run_agent(
+        scripted.model(),
+        "the task",
+        tools=[kit.make_tool()],
+        stream_fn=kit.Summaries(scripted),
+        compact_at_tokens=1000,
+        compact_keep_recent=8,
+    )
     run.add_listener(events)
     result = await run.result()
     assert (result.reason, result.compactions, events.of("compacted")) == ("completed", 0, [])
@@ -178,7 +230,9 @@ async def test_nothing_to_compact_emits_no_event(scripted, kit, events):
 async def test_a_second_compaction_keeps_the_first_message_and_folds_the_old_summary(scripted, kit, events):
     scripted.queue(*[tool_step(kit, 2000, i) for i in range(4)], reply("done"))
     model = kit.Summaries(scripted)
-    run = run_agent(scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=model, compact_at_tokens=1000, compact_keep_recent=2)
+    run = run_agent(
+        scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=model, compact_at_tokens=1000, compact_keep_recent=2
+    )
     run.add_listener(events)
     result = await run.result()
     assert result.compactions == 3
@@ -204,7 +258,9 @@ async def test_interrupt_during_the_summary_request_aborts_without_compacting(sc
             return ScriptedModel([ScriptedResponse(content=[Text(text="slow")], hang=True)])(model, context, options, metadata)
         return scripted(model, context, options, metadata)
 
-    run = run_agent(scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=stream_fn, compact_at_tokens=1000, compact_keep_recent=2)
+    run = run_agent(
+        scripted.model(), "the task", tools=[kit.make_tool()], stream_fn=stream_fn, compact_at_tokens=1000, compact_keep_recent=2
+    )
     state["run"] = run
     run.add_listener(events)
     result = await run.result()

@@ -15,8 +15,13 @@ def two_tool_steps(scripted):
 
 async def test_an_override_applies_to_its_step_only(scripted, kit):
     two_tool_steps(scripted)
-    prepare = lambda ctx: StepOverrides(tool_choice="required", temperature=0.2, max_output_tokens=500) if ctx.step_number == 1 else None  # noqa: E731
-    await run_agent(scripted.model(), "go", tools=[kit.make_tool(), kit.make_tool("other")], stream_fn=scripted, prepare_step=prepare).result()
+
+    def prepare(ctx):
+        return StepOverrides(tool_choice="required", temperature=0.2, max_output_tokens=500) if ctx.step_number == 1 else None
+
+    await run_agent(
+        scripted.model(), "go", tools=[kit.make_tool(), kit.make_tool("other")], stream_fn=scripted, prepare_step=prepare
+    ).result()
     options = [request.options for request in scripted.requests]
     assert (options[0].tool_choice, options[0].temperature, options[0].max_tokens) == ("required", 0.2, 500)
     for later in options[1:]:
@@ -32,7 +37,9 @@ async def test_prepare_step_sees_step_numbers_completed_steps_and_a_snapshot(scr
         return None
 
     two_tool_steps(scripted)
-    result = await run_agent(scripted.model(), "go", tools=[kit.make_tool(), kit.make_tool("other")], stream_fn=scripted, prepare_step=prepare).result()
+    result = await run_agent(
+        scripted.model(), "go", tools=[kit.make_tool(), kit.make_tool("other")], stream_fn=scripted, prepare_step=prepare
+    ).result()
     assert seen == [(1, [], 1), (2, [(1, ["echo"])], 3), (3, [(1, ["echo"]), (2, ["other"])], 5)]
     assert len(result.messages) == 6
 
@@ -40,8 +47,18 @@ async def test_prepare_step_sees_step_numbers_completed_steps_and_a_snapshot(scr
 async def test_run_stream_options_apply_to_every_step_and_prepare_step_wins(scripted, kit):
     two_tool_steps(scripted)
     base = StreamOptions(tool_choice="auto", api_base="http://127.0.0.1:9")
-    prepare = lambda ctx: StepOverrides(tool_choice="none") if ctx.step_number == 2 else None  # noqa: E731
-    await run_agent(scripted.model(), "go", tools=[kit.make_tool(), kit.make_tool("other")], stream_fn=scripted, stream_options=base, prepare_step=prepare).result()
+
+    def prepare(ctx):
+        return StepOverrides(tool_choice="none") if ctx.step_number == 2 else None
+
+    await run_agent(
+        scripted.model(),
+        "go",
+        tools=[kit.make_tool(), kit.make_tool("other")],
+        stream_fn=scripted,
+        stream_options=base,
+        prepare_step=prepare,
+    ).result()
     assert [r.options.tool_choice for r in scripted.requests] == ["auto", "none", "auto"]
     assert all(r.options.api_base == "http://127.0.0.1:9" for r in scripted.requests)
     assert base.max_tokens is None  # the caller's options are never modified
@@ -49,9 +66,19 @@ async def test_run_stream_options_apply_to_every_step_and_prepare_step_wins(scri
 
 async def test_tools_system_and_model_overrides(scripted, kit, events):
     other_model = scripted.model("other-model")
-    prepare = lambda ctx: StepOverrides(tools=["other"], system="step one rules", model=other_model) if ctx.step_number == 1 else None  # noqa: E731
+
+    def prepare(ctx):
+        return StepOverrides(tools=["other"], system="step one rules", model=other_model) if ctx.step_number == 1 else None
+
     scripted.queue(tool_calls(call("other")), reply("done"))
-    run = run_agent(scripted.model(), "go", system="base rules", tools=[kit.make_tool(), kit.make_tool("other")], stream_fn=scripted, prepare_step=prepare)
+    run = run_agent(
+        scripted.model(),
+        "go",
+        system="base rules",
+        tools=[kit.make_tool(), kit.make_tool("other")],
+        stream_fn=scripted,
+        prepare_step=prepare,
+    )
     run.add_listener(events)
     await run.result()
     first, second = scripted.requests
@@ -73,11 +100,14 @@ async def test_a_throwing_prepare_step_ends_the_run_before_the_model_is_called(s
     assert scripted.requests == []
 
 
-@pytest.mark.parametrize("returned, message", [
-    ({"tool_choice": "required"}, "prepare_step must return StepOverrides or None"),
-    (StepOverrides(tools=["missing"]), "prepare_step chose unknown tools: missing"),
-    (StepOverrides(max_output_tokens=-5), "max_output_tokens must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "returned, message",
+    [
+        ({"tool_choice": "required"}, "prepare_step must return StepOverrides or None"),
+        (StepOverrides(tools=["missing"]), "prepare_step chose unknown tools: missing"),
+        (StepOverrides(max_output_tokens=-5), "max_output_tokens must be a positive integer"),
+    ],
+)
 async def test_a_bad_prepare_step_answer_rejects_the_result(scripted, returned, message):
     scripted.queue(reply("never"))
     run = run_agent(scripted.model(), "go", stream_fn=scripted, prepare_step=lambda ctx: returned)
@@ -101,10 +131,14 @@ async def test_a_tool_that_appears_during_the_run_is_offered_called_and_gated(sc
     late = kit.make_tool("late", read_only=False)
     asked = []
     policy = PermissionPolicy("ask", prompt=lambda request: asked.append(request.tool_name) or "once")
-    prepare = lambda ctx: StepOverrides(tools=["echo", late]) if ctx.step_number > 1 else None  # noqa: E731
+
+    def prepare(ctx):
+        return StepOverrides(tools=["echo", late]) if ctx.step_number > 1 else None
+
     scripted.queue(tool_calls(call("echo")), tool_calls(call("late", {"value": 7})), reply("done"))
-    result = await run_agent(scripted.model(), "go", tools=[kit.make_tool()], stream_fn=scripted, prepare_step=prepare,
-                             permissions=policy).result()
+    result = await run_agent(
+        scripted.model(), "go", tools=[kit.make_tool()], stream_fn=scripted, prepare_step=prepare, permissions=policy
+    ).result()
     assert [[t.name for t in r.context.tools] for r in scripted.requests] == [["echo"], ["echo", "late"], ["echo", "late"]]
     assert asked == ["late"]  # the new tool is a mutation: it went through the approval prompt
     late_result = [m for m in result.messages if m.role == "tool_result" and m.tool_name == "late"][0]

@@ -50,20 +50,36 @@ async def test_queued_input_at_the_last_allowed_step_stays_pending(scripted, kit
 async def test_should_stop_is_never_asked_before_a_step_completed_nor_on_a_one_step_run(scripted):
     asked = []
     scripted.queue(reply("done"))
-    result = await run_agent(scripted.model(), "task", stream_fn=scripted, should_stop=lambda ctx: asked.append(ctx) or True).result()
+    result = await run_agent(
+        scripted.model(), "task", stream_fn=scripted, should_stop=lambda ctx: asked.append(ctx) or True
+    ).result()
     assert (result.reason, asked) == ("completed", [])
 
 
 async def test_should_stop_ends_the_run_with_its_own_reason(scripted, kit):
     scripted.queue(*tool_steps(10), reply("never"))
-    run = run_agent(scripted.model(), "task", tools=[kit.make_tool()], stream_fn=scripted, max_steps=10, should_stop=lambda ctx: ctx.step_number >= 2)
+    run = run_agent(
+        scripted.model(),
+        "task",
+        tools=[kit.make_tool()],
+        stream_fn=scripted,
+        max_steps=10,
+        should_stop=lambda ctx: ctx.step_number >= 2,
+    )
     result = await run.result()
     assert (result.reason, result.steps) == ("stopped_by_caller", 2)
 
 
 async def test_should_stop_beats_max_steps(scripted, kit):
     scripted.queue(*tool_steps(5))
-    result = await run_agent(scripted.model(), "task", tools=[kit.make_tool()], stream_fn=scripted, max_steps=2, should_stop=lambda ctx: ctx.step_number == 2).result()
+    result = await run_agent(
+        scripted.model(),
+        "task",
+        tools=[kit.make_tool()],
+        stream_fn=scripted,
+        max_steps=2,
+        should_stop=lambda ctx: ctx.step_number == 2,
+    ).result()
     assert result.reason == "stopped_by_caller"
 
 
@@ -92,7 +108,9 @@ async def test_an_async_should_stop_is_awaited(scripted, kit):
         return ctx.step_number >= 1
 
     scripted.queue(*tool_steps(3))
-    result = await run_agent(scripted.model(), "task", tools=[kit.make_tool()], stream_fn=scripted, should_stop=should_stop).result()
+    result = await run_agent(
+        scripted.model(), "task", tools=[kit.make_tool()], stream_fn=scripted, should_stop=should_stop
+    ).result()
     assert (result.reason, result.steps) == ("stopped_by_caller", 1)
 
 
@@ -137,7 +155,9 @@ async def test_limits_and_should_stop_win_over_should_continue(scripted):
     capped = await run_agent(scripted.model(), "task", stream_fn=scripted, max_steps=2, should_continue=lambda ctx: True).result()
     assert (capped.reason, capped.steps) == ("max_steps", 2)
     scripted.queue(reply("a"), reply("b"))
-    stopped = await run_agent(scripted.model(), "task", stream_fn=scripted, should_continue=lambda ctx: True, should_stop=lambda ctx: True).result()
+    stopped = await run_agent(
+        scripted.model(), "task", stream_fn=scripted, should_continue=lambda ctx: True, should_stop=lambda ctx: True
+    ).result()
     assert (stopped.reason, stopped.steps) == ("stopped_by_caller", 1)
 
 

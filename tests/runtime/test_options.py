@@ -13,30 +13,33 @@ from jupyter_agent.testing.scripted import reply
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.parametrize("option, value, message", [
-    ("max_steps", 0, "max_steps must be a positive integer"),
-    ("max_steps", -1, "max_steps must be a positive integer"),
-    ("max_steps", 2.5, "max_steps must be a positive integer"),
-    ("max_steps", True, "max_steps must be a positive integer"),
-    ("max_output_tokens", 0, "max_output_tokens must be a positive integer"),
-    ("max_context_tokens", -100, "max_context_tokens must be a positive integer"),
-    ("compact_at_tokens", 0, "compact_at_tokens must be a positive integer"),
-    ("compact_keep_recent", 0, "compact_keep_recent must be a positive integer"),
-    ("max_spend_usd", -0.5, "max_spend_usd must be a positive number"),
-    ("max_spend_usd", 0, "max_spend_usd must be a positive number"),
-    ("max_spend_usd", float("inf"), "max_spend_usd must be a positive number"),
-    ("compaction", "summarize", 'Unknown compaction mode: \'summarize\' (expected "model", "truncate" or "off")'),
-    ("permissions", "yolo", "permissions must be a PermissionPolicy or None"),
-    ("should_stop", "yes", "should_stop must be callable or None"),
-    ("rates", 3.0, "rates must be a Rates, a mapping or None"),
-    ("rates", {"input": -1, "output": 1}, "Rates must be non-negative numbers"),
-    ("rates", {"inputs": 1, "output": 1}, "rates accepts input, output, cache_read and cache_write"),
-    ("system", 3, "system must be a string or None"),
-    ("signal", "stop", "signal must be an AbortSignal or None"),
-    ("stream_options", {"max_tokens": 5}, "stream_options must be a StreamOptions or None"),
-    ("prepare_step", 1, "prepare_step must be callable or None"),
-    ("max_context_tokens", "100", "max_context_tokens must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("max_steps", 0, "max_steps must be a positive integer"),
+        ("max_steps", -1, "max_steps must be a positive integer"),
+        ("max_steps", 2.5, "max_steps must be a positive integer"),
+        ("max_steps", True, "max_steps must be a positive integer"),
+        ("max_output_tokens", 0, "max_output_tokens must be a positive integer"),
+        ("max_context_tokens", -100, "max_context_tokens must be a positive integer"),
+        ("compact_at_tokens", 0, "compact_at_tokens must be a positive integer"),
+        ("compact_keep_recent", 0, "compact_keep_recent must be a positive integer"),
+        ("max_spend_usd", -0.5, "max_spend_usd must be a positive number"),
+        ("max_spend_usd", 0, "max_spend_usd must be a positive number"),
+        ("max_spend_usd", float("inf"), "max_spend_usd must be a positive number"),
+        ("compaction", "summarize", 'Unknown compaction mode: \'summarize\' (expected "model", "truncate" or "off")'),
+        ("permissions", "yolo", "permissions must be a PermissionPolicy or None"),
+        ("should_stop", "yes", "should_stop must be callable or None"),
+        ("rates", 3.0, "rates must be a Rates, a mapping or None"),
+        ("rates", {"input": -1, "output": 1}, "Rates must be non-negative numbers"),
+        ("rates", {"inputs": 1, "output": 1}, "rates accepts input, output, cache_read and cache_write"),
+        ("system", 3, "system must be a string or None"),
+        ("signal", "stop", "signal must be an AbortSignal or None"),
+        ("stream_options", {"max_tokens": 5}, "stream_options must be a StreamOptions or None"),
+        ("prepare_step", 1, "prepare_step must be callable or None"),
+        ("max_context_tokens", "100", "max_context_tokens must be a positive integer"),
+    ],
+)
 async def test_bad_options_raise_exact_messages(scripted, option, value, message):
     with pytest.raises(ValueError) as caught:
         run_agent(scripted.model(), "go", stream_fn=scripted, **{option: value})
@@ -65,10 +68,17 @@ def test_defaults():
     assert (options.max_output_tokens, options.compact_keep_recent) == (16_384, 8)
     assert (options.window_tokens, options.compaction_threshold) == (100_000, 80_000)
     assert options.max_steps is None and options.rates is None and options.messages == []
-    windowed = RunOptions.validated({
-        "model": model, "prompt": "go", "stream_fn": lambda *a: None, "max_output_tokens": 1000,
-        "max_context_tokens": 50_000, "compaction": "off", "compact_keep_recent": 2,
-    })
+    windowed = RunOptions.validated(
+        {
+            "model": model,
+            "prompt": "go",
+            "stream_fn": lambda *a: None,
+            "max_output_tokens": 1000,
+            "max_context_tokens": 50_000,
+            "compaction": "off",
+            "compact_keep_recent": 2,
+        }
+    )
     assert (windowed.window_tokens, windowed.compaction_threshold) == (50_000, 40_000)
 
 

@@ -41,14 +41,18 @@ def results(result):
 
 async def test_once_allows_this_call_only(scripted, kit):
     prompt = Answers("once", "once")
-    result = await run_calls(scripted, kit, PermissionPolicy("ask", prompt), call("bash", {"value": 1}), call("bash", {"value": 1}))
+    result = await run_calls(
+        scripted, kit, PermissionPolicy("ask", prompt), call("bash", {"value": 1}), call("bash", {"value": 1})
+    )
     assert len(prompt.asked) == 2 and not any(is_error for _, is_error, _ in results(result))
 
 
 async def test_tool_trusts_the_whole_tool_for_the_session(scripted, kit):
     prompt = Answers("a", "y")
     policy = PermissionPolicy("ask", prompt)
-    result = await run_calls(scripted, kit, policy, call("bash", {"value": 1}), call("bash", {"value": 2}), call("write", {"value": 3}))
+    result = await run_calls(
+        scripted, kit, policy, call("bash", {"value": 1}), call("bash", {"value": 2}), call("write", {"value": 3})
+    )
     assert prompt.asked == [("bash", {"value": 1}), ("write", {"value": 3})]
     assert [text for _, _, text in results(result)] == ["bash:1", "bash:2", "write:3"]
     assert policy.trusted_tools == {"bash"}
@@ -56,7 +60,14 @@ async def test_tool_trusts_the_whole_tool_for_the_session(scripted, kit):
 
 async def test_call_trusts_only_the_exact_call(scripted, kit):
     prompt = Answers("A", "n")
-    result = await run_calls(scripted, kit, PermissionPolicy("ask", prompt), call("bash", {"value": 1}), call("bash", {"value": 1}), call("bash", {"value": 2}))
+    result = await run_calls(
+        scripted,
+        kit,
+        PermissionPolicy("ask", prompt),
+        call("bash", {"value": 1}),
+        call("bash", {"value": 1}),
+        call("bash", {"value": 2}),
+    )
     assert prompt.asked == [("bash", {"value": 1}), ("bash", {"value": 2})]
     assert [is_error for _, is_error, _ in results(result)] == [False, False, True]
 
@@ -72,7 +83,7 @@ async def test_trust_persists_across_runs_sharing_the_policy(scripted, kit):
 async def test_a_denied_call_gets_an_error_result_saying_so(scripted, kit, events):
     prompt = Answers("deny")
     result = await run_calls(scripted, kit, PermissionPolicy("ask", prompt), call("bash", {"value": 7}), events=events)
-    (name, is_error, text), = results(result)
+    ((name, is_error, text),) = results(result)
     assert is_error and "denied by the user" in text
     request = events.of("approval_request")[0].request
     assert isinstance(request, ApprovalRequest)
@@ -87,14 +98,14 @@ async def test_a_denied_call_gets_an_error_result_saying_so(scripted, kit, event
 async def test_readonly_and_yolo_never_prompt(scripted, kit, mode):
     prompt = Answers()
     result = await run_calls(scripted, kit, PermissionPolicy(mode, prompt), call("bash", {"value": 1}))
-    (_, is_error, text), = results(result)
+    ((_, is_error, text),) = results(result)
     assert prompt.asked == []
     assert (is_error, "denied (read-only mode)" in text) == ((True, True) if mode == "readonly" else (False, False))
 
 
 async def test_without_a_prompt_ask_denies_without_hanging(scripted, kit):
     result = await run_calls(scripted, kit, PermissionPolicy("ask"), call("write", {"value": 1}))
-    (_, is_error, text), = results(result)
+    ((_, is_error, text),) = results(result)
     assert is_error and "denied (no approval prompt available)" in text
 
 
@@ -175,10 +186,23 @@ async def test_a_raising_prompt_fails_the_run_and_result_raises_it(scripted, kit
     assert events.of("finish")[0].reason == "error"
 
 
-@pytest.mark.parametrize("answer, decision", [
-    ("once", "once"), ("tool", "tool"), ("call", "call"), ("deny", "deny"), ("y", "once"), ("Yes", "once"),
-    ("a", "tool"), ("A", "call"), (" n ", "deny"), ("maybe", "deny"), (None, "deny"), (True, "deny"),
-])
+@pytest.mark.parametrize(
+    "answer, decision",
+    [
+        ("once", "once"),
+        ("tool", "tool"),
+        ("call", "call"),
+        ("deny", "deny"),
+        ("y", "once"),
+        ("Yes", "once"),
+        ("a", "tool"),
+        ("A", "call"),
+        (" n ", "deny"),
+        ("maybe", "deny"),
+        (None, "deny"),
+        (True, "deny"),
+    ],
+)
 def test_answers_map_to_decisions(answer, decision):
     assert normalize_decision(answer) == decision
 
@@ -186,7 +210,11 @@ def test_answers_map_to_decisions(answer, decision):
 def test_an_unknown_mode_is_refused():
     with pytest.raises(ValueError) as caught:
         PermissionPolicy("sometimes")
-    assert str(caught.value) == unknown_mode("sometimes") == "Unknown permission mode: 'sometimes' (expected \"ask\", \"readonly\" or \"yolo\")"
+    assert (
+        str(caught.value)
+        == unknown_mode("sometimes")
+        == 'Unknown permission mode: \'sometimes\' (expected "ask", "readonly" or "yolo")'
+    )
     with pytest.raises(ValueError, match="prompt must be callable"):
         PermissionPolicy("ask", prompt="yes")
 

@@ -31,7 +31,12 @@ async def test_a_steer_sent_during_step_one_reaches_request_two_only(scripted, k
 async def test_a_steer_during_a_running_tool_waits_for_the_tools_to_settle(scripted, kit):
     started, release = asyncio.Event(), asyncio.Event()
     scripted.queue(tool_calls(call("slow", id="a"), call("echo", id="b")), reply("done"))
-    run = run_agent(scripted.model(), "task", tools=[kit.make_tool("slow", started=started, release=release), kit.make_tool()], stream_fn=scripted)
+    run = run_agent(
+        scripted.model(),
+        "task",
+        tools=[kit.make_tool("slow", started=started, release=release), kit.make_tool()],
+        stream_fn=scripted,
+    )
     await asyncio.wait_for(started.wait(), 5)
     assert run.steer("change of plan")
     release.set()
@@ -48,7 +53,8 @@ async def test_a_follow_up_queued_at_start_is_delivered_when_the_run_would_finis
     result = await run.result()
     assert (result.steps, result.text) == (3, "Changelog updated.")
     assert [(e.text, e.phase) for e in events.of("user_message")] == [
-        ("then update the changelog", "queued"), ("then update the changelog", "delivered"),
+        ("then update the changelog", "queued"),
+        ("then update the changelog", "delivered"),
     ]
     assert all(e.delivery == "follow_up" for e in events.of("user_message"))
     assert user_texts(result.messages) == ["task", "then update the changelog"]
@@ -103,7 +109,13 @@ async def test_pending_copies_trimming_and_blank_rejection(scripted):
 async def test_a_steer_sent_while_the_final_answer_streams_keeps_the_run_going(scripted):
     scripted.queue(reply("a long final answer"), reply("answer to the steer"))
     run = run_agent(scripted.model(), "task", stream_fn=scripted)
-    run.add_listener(lambda e: run.steer("wait, one more thing") if e.type == "text_delta" and not run.pending().steer and len(scripted.requests) == 1 else None)
+    run.add_listener(
+        lambda e: (
+            run.steer("wait, one more thing")
+            if e.type == "text_delta" and not run.pending().steer and len(scripted.requests) == 1
+            else None
+        )
+    )
     result = await run.result()
     assert (result.steps, result.text) == (2, "answer to the steer")
     assert user_texts(result.messages) == ["task", "wait, one more thing"]
@@ -149,8 +161,12 @@ def test_queues_announce_queued_and_delivered_in_order():
     assert queues.take("steer") == ["s1", "s2"] and queues.take("follow_up") == ["b1"]
     assert not queues.has_input
     assert [(e.text, e.delivery, e.phase) for e in announced] == [
-        ("b1", "follow_up", "queued"), ("s1", "steer", "queued"), ("s2", "steer", "queued"),
-        ("s1", "steer", "delivered"), ("s2", "steer", "delivered"), ("b1", "follow_up", "delivered"),
+        ("b1", "follow_up", "queued"),
+        ("s1", "steer", "queued"),
+        ("s2", "steer", "queued"),
+        ("s1", "steer", "delivered"),
+        ("s2", "steer", "delivered"),
+        ("b1", "follow_up", "delivered"),
     ]
 
 

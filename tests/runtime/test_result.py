@@ -9,12 +9,27 @@ from jupyter_agent.runtime import STOP_REASONS, RunResult
 
 def test_stop_reasons_are_exactly_the_specs():
     assert set(STOP_REASONS) == {
-        "completed", "max_steps", "max_spend", "max_output", "max_context", "stopped_by_caller", "aborted", "error",
+        "completed",
+        "max_steps",
+        "max_spend",
+        "max_output",
+        "max_context",
+        "stopped_by_caller",
+        "aborted",
+        "error",
     }
 
 
 def test_result_fields_in_the_specs_order():
-    assert [f.name for f in dataclasses.fields(RunResult)] == ["text", "reason", "usage", "messages", "steps", "compactions", "error"]
+    assert [f.name for f in dataclasses.fields(RunResult)] == [
+        "text",
+        "reason",
+        "usage",
+        "messages",
+        "steps",
+        "compactions",
+        "error",
+    ]
 
 
 def test_the_runtime_imports_without_litellm_and_the_package_exposes_it_lazily():

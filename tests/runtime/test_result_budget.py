@@ -47,7 +47,9 @@ async def test_a_resumed_history_with_an_oversized_kept_result_is_shrunk_not_ref
         AssistantMessage(content=[TextContent(text="A listing.")], stop_reason="stop"),
     ]
     scripted.queue(reply("Here."))
-    run = run_agent(scripted.model(context_window=SMALL_WINDOW), "what was line 5?", messages=prior, stream_fn=kit.Summaries(scripted))
+    run = run_agent(
+        scripted.model(context_window=SMALL_WINDOW), "what was line 5?", messages=prior, stream_fn=kit.Summaries(scripted)
+    )
     run.add_listener(events)
     result = await run.result()
     assert (result.reason, len(scripted.requests)) == ("completed", 1)
@@ -81,8 +83,10 @@ def test_clamping_keeps_head_and_tail_and_shares_the_budget_between_blocks():
 
 
 def test_shrinking_cuts_only_what_is_needed_and_reports_the_saving():
-    results = [ToolResultMessage(tool_call_id=f"c{i}", tool_name="t", content=[TextContent(text="z" * size)])
-               for i, size in enumerate((40_000, 3_000))]
+    results = [
+        ToolResultMessage(tool_call_id=f"c{i}", tool_name="t", content=[TextContent(text="z" * size)])
+        for i, size in enumerate((40_000, 3_000))
+    ]
     shrunk, saved = shrink_results(results, 5_000, SMALL_WINDOW)
     assert len(shrunk[0].content[0].text) <= 8_000 and shrunk[1] is results[1]
     assert saved >= 5_000

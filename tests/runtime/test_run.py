@@ -31,8 +31,18 @@ async def test_events_of_a_tool_step_come_in_order(scripted, kit):
     await run.result()
     types_ = [event.type async for event in run.events if event.type not in ("text_delta",)]
     assert types_ == [
-        "run_start", "message", "step_start", "tool_call", "message", "message", "tool_result",
-        "step_finish", "step_start", "message", "step_finish", "finish",
+        "run_start",
+        "message",
+        "step_start",
+        "tool_call",
+        "message",
+        "message",
+        "tool_result",
+        "step_finish",
+        "step_start",
+        "message",
+        "step_finish",
+        "finish",
     ]
 
 
@@ -319,8 +329,9 @@ async def test_tools_receive_the_run_abort_signal(scripted, kit):
         started.set()
         await release.wait()
 
-    from jupyter_agent import AgentTool
     from pydantic import BaseModel
+
+    from jupyter_agent import AgentTool
 
     class NoArgs(BaseModel):
         pass
@@ -348,7 +359,9 @@ async def test_a_run_task_cancelled_before_it_starts_still_settles(scripted):
 async def test_cancelling_the_run_task_mid_run_settles_as_aborted(scripted, kit, events):
     started = asyncio.Event()
     scripted.queue(tool_calls(call("slow", id="x")), reply("never"))
-    run = run_agent(scripted.model(), "go", tools=[kit.make_tool("slow", started=started, release=asyncio.Event())], stream_fn=scripted)
+    run = run_agent(
+        scripted.model(), "go", tools=[kit.make_tool("slow", started=started, release=asyncio.Event())], stream_fn=scripted
+    )
     run.add_listener(events)
     await asyncio.wait_for(started.wait(), 5)
     [task] = [t for t in asyncio.all_tasks() if t.get_coro().__qualname__ == "AgentRun._drive"]
@@ -381,7 +394,9 @@ async def test_remaining_budgets_count_the_step_in_progress(scripted, kit):
         ScriptedResponse(content=tool_calls(call("probe")).content, usage=kit.usage(cost=0.25)),
         reply("done", usage=kit.usage(cost=0.25)),
     )
-    run = run_agent(scripted.model(), "go", tools=[_probe(kit, seen, run_ref)], stream_fn=scripted, max_steps=5, max_spend_usd=2.0)
+    run = run_agent(
+        scripted.model(), "go", tools=[_probe(kit, seen, run_ref)], stream_fn=scripted, max_steps=5, max_spend_usd=2.0
+    )
     run_ref.append(run)
     assert (run.remaining_spend(), run.remaining_steps()) == (2.0, 5)
     await run.result()

@@ -18,7 +18,15 @@ def test_rates_price_tokens_per_million_with_cache_aware_defaults():
     assert explicit.cost(usage) == pytest.approx(3 + 15 + 1 + 2)
 
 
-@pytest.mark.parametrize("bad", [dict(input=-1, output=1), dict(input=1, output=float("nan")), dict(input=1, output=1, cache_read=-0.5), dict(input=True, output=1)])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(input=-1, output=1),
+        dict(input=1, output=float("nan")),
+        dict(input=1, output=1, cache_read=-0.5),
+        dict(input=True, output=1),
+    ],
+)
 def test_rates_refuse_negative_or_non_numbers(bad):
     with pytest.raises(ValueError, match=RATES_INVALID):
         Rates(**bad)
@@ -64,8 +72,12 @@ async def test_eighteen_dollars_a_step_with_a_forty_dollar_ceiling_takes_exactly
     # 1M input at $3 + 1M output at $15 = $18 a step.
     scripted.queue(*[priced_step(kit) for _ in range(5)])
     result = await run_agent(
-        scripted.model(context_window=HUGE_WINDOW), "task", tools=[kit.make_tool()], stream_fn=scripted,
-        max_spend_usd=40, rates=Rates(input=3, output=15),
+        scripted.model(context_window=HUGE_WINDOW),
+        "task",
+        tools=[kit.make_tool()],
+        stream_fn=scripted,
+        max_spend_usd=40,
+        rates=Rates(input=3, output=15),
     ).result()
     assert (result.reason, result.steps) == ("max_spend", 2)
     assert result.usage.spend_usd == pytest.approx(36)
@@ -77,8 +89,12 @@ async def test_cached_tokens_are_cheaper_so_the_same_budget_buys_more_steps(scri
         fresh = 1_000_000 - cache_read
         scripted.queue(*[priced_step(kit, input=fresh, output=10_000, cache_read=cache_read) for _ in range(40)])
         result = await run_agent(
-            scripted.model(context_window=HUGE_WINDOW), "task", tools=[kit.make_tool()], stream_fn=scripted,
-            max_spend_usd=3, rates=Rates(input=3, output=15),
+            scripted.model(context_window=HUGE_WINDOW),
+            "task",
+            tools=[kit.make_tool()],
+            stream_fn=scripted,
+            max_spend_usd=3,
+            rates=Rates(input=3, output=15),
         ).result()
         assert result.reason == "max_spend"
         return result
@@ -98,11 +114,19 @@ async def test_without_rates_the_reported_cost_is_charged(scripted, kit):
 
 async def test_without_a_ceiling_spend_is_only_reported(scripted, kit):
     scripted.queue(priced_step(kit), reply("done", usage=kit.usage(1_000_000, 0)))
-    result = await run_agent(scripted.model(context_window=HUGE_WINDOW), "task", tools=[kit.make_tool()], stream_fn=scripted, rates=Rates(input=3, output=15)).result()
+    result = await run_agent(
+        scripted.model(context_window=HUGE_WINDOW),
+        "task",
+        tools=[kit.make_tool()],
+        stream_fn=scripted,
+        rates=Rates(input=3, output=15),
+    ).result()
     assert (result.reason, result.usage.spend_usd) == ("completed", pytest.approx(21))
 
 
 async def test_rates_may_be_given_as_a_mapping(scripted, kit):
     scripted.queue(reply("done", usage=kit.usage(1_000_000, 0)))
-    result = await run_agent(scripted.model(context_window=HUGE_WINDOW), "task", stream_fn=scripted, rates={"input": 2, "output": 1}).result()
+    result = await run_agent(
+        scripted.model(context_window=HUGE_WINDOW), "task", stream_fn=scripted, rates={"input": 2, "output": 1}
+    ).result()
     assert result.usage.spend_usd == pytest.approx(2)

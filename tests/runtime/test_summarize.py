@@ -4,7 +4,16 @@ import asyncio
 
 import pytest
 
-from jupyter_agent import AbortController, AssistantMessage, Model, StreamOptions, TextContent, ToolCall, ToolResultMessage, UserMessage
+from jupyter_agent import (
+    AbortController,
+    AssistantMessage,
+    Model,
+    StreamOptions,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from jupyter_agent.runtime.summarize import SUMMARY_MAX_TOKENS, SUMMARY_SYSTEM_PROMPT, render_transcript, summarize_with_model
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, failure, reply
 
@@ -28,12 +37,21 @@ def test_render_transcript_tags_roles_and_cuts_tool_output():
 async def test_the_request_uses_the_run_options_with_its_own_limits():
     model = ScriptedModel([reply("- bullet")])
     summary, usage = await summarize_with_model(
-        model, Model(id="m"), MESSAGES, StreamOptions(api_key="k", tool_choice="required", temperature=1.0), AbortController().signal
+        model,
+        Model(id="m"),
+        MESSAGES,
+        StreamOptions(api_key="k", tool_choice="required", temperature=1.0),
+        AbortController().signal,
     )
     assert summary == "- bullet" and usage.output > 0
     request = model.requests[0]
     assert request.context.system_prompt == SUMMARY_SYSTEM_PROMPT and request.context.tools == []
-    assert (request.options.api_key, request.options.max_tokens, request.options.tool_choice, request.options.temperature) == ("k", SUMMARY_MAX_TOKENS, None, None)
+    assert (request.options.api_key, request.options.max_tokens, request.options.tool_choice, request.options.temperature) == (
+        "k",
+        SUMMARY_MAX_TOKENS,
+        None,
+        None,
+    )
 
 
 @pytest.mark.parametrize("response", [failure("overloaded"), reply("   ")])

@@ -3,8 +3,8 @@
 import pytest
 
 from jupyter_agent import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, ToolSpec, UserMessage
-from jupyter_agent.runtime import run_agent
 from jupyter_agent.model.tokens import IMAGE_TOKENS, estimate_message_tokens, estimate_overhead, estimate_tokens
+from jupyter_agent.runtime import run_agent
 from jupyter_agent.runtime.window import MIN_OUTPUT_TOKENS, ContextWindow
 from jupyter_agent.testing.scripted import ScriptedResponse, call, reply
 
@@ -66,7 +66,9 @@ def context_run(scripted, kit, **kwargs):
         reply("done", usage=kit.usage(300, 10)),
     )
     model = scripted.model(context_window=10_000)
-    return run_agent(model, "go", tools=[kit.make_tool()], stream_fn=kit.Summaries(scripted), compact_at_tokens=1_000_000, **kwargs)
+    return run_agent(
+        model, "go", tools=[kit.make_tool()], stream_fn=kit.Summaries(scripted), compact_at_tokens=1_000_000, **kwargs
+    )
 
 
 async def test_an_overflowing_window_compacts_rather_than_stops(scripted, kit):
@@ -88,7 +90,9 @@ async def test_max_context_tokens_is_the_window_when_given(scripted, kit):
         ScriptedResponse(content=[call("echo")], usage=kit.usage(4_500, 10)),
         reply("never"),
     )
-    result = await run_agent(scripted.model(), "go", tools=[kit.make_tool()], stream_fn=scripted, max_context_tokens=5_000, compaction="off").result()
+    result = await run_agent(
+        scripted.model(), "go", tools=[kit.make_tool()], stream_fn=scripted, max_context_tokens=5_000, compaction="off"
+    ).result()
     assert (result.reason, result.steps) == ("max_context", 2)
 
 
@@ -100,7 +104,9 @@ async def test_a_continued_transcript_that_no_longer_fits_is_compacted_before_th
             ToolResultMessage(tool_call_id=f"c{i}", tool_name="echo", content=[TextContent(text="r" * 1_000)]),
         ]
     scripted.queue(reply("continuing"))
-    run = run_agent(scripted.model(context_window=2_500), "next", messages=prior, stream_fn=kit.Summaries(scripted), compact_keep_recent=2)
+    run = run_agent(
+        scripted.model(context_window=2_500), "next", messages=prior, stream_fn=kit.Summaries(scripted), compact_keep_recent=2
+    )
     run.add_listener(events)
     result = await run.result()
     assert result.reason == "completed"

@@ -34,7 +34,7 @@ def store(session_file):
 def every_message_type():
     """One message of each role, together using every content block type and field."""
     return [
-        UserMessage(content="plain prompt, ünïcode ✓ and \"quotes\"\nnew line"),
+        UserMessage(content='plain prompt, ünïcode ✓ and "quotes"\nnew line'),
         UserMessage(content=[TextContent(text="look"), ImageContent(data="aGVsbG8=", mime_type="image/png")]),
         AssistantMessage(
             content=[
@@ -46,8 +46,14 @@ def every_message_type():
             api="litellm",
             provider="anthropic",
             model="claude-x",
-            usage=Usage(input=10, output=5, cache_read=3, cache_write=2, total_tokens=20,
-                        cost=Cost(input=0.1, output=0.2, cache_read=0.01, cache_write=0.02, total=0.33)),
+            usage=Usage(
+                input=10,
+                output=5,
+                cache_read=3,
+                cache_write=2,
+                total_tokens=20,
+                cost=Cost(input=0.1, output=0.2, cache_read=0.01, cache_write=0.02, total=0.33),
+            ),
             stop_reason="tool_use",
         ),
         ToolResultMessage(
@@ -63,8 +69,10 @@ def every_message_type():
 
 
 def conversation(count):
-    return [UserMessage(content=f"m{index}") if index % 2 == 0 else
-            AssistantMessage(content=[TextContent(text=f"m{index}")]) for index in range(count)]
+    return [
+        UserMessage(content=f"m{index}") if index % 2 == 0 else AssistantMessage(content=[TextContent(text=f"m{index}")])
+        for index in range(count)
+    ]
 
 
 def texts(messages):
@@ -77,7 +85,11 @@ class Child:
     def __init__(self, code, cwd):
         self.process = subprocess.Popen(
             [sys.executable, "-c", textwrap.dedent(code)],
-            cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
 
     @property

@@ -12,10 +12,15 @@ def contents(messages):
 
 
 def test_the_active_branch_ends_at_the_newest_record():
-    index = SessionIndex([
-        message("a", None, "a"), message("b", "a", "b"), message("c", "b", "c"),
-        BranchRecord(id="x", parent_id="a", at="a"), message("d", "x", "d"),
-    ])
+    index = SessionIndex(
+        [
+            message("a", None, "a"),
+            message("b", "a", "b"),
+            message("c", "b", "c"),
+            BranchRecord(id="x", parent_id="a", at="a"),
+            message("d", "x", "d"),
+        ]
+    )
     assert contents(index.branch.history) == ["a", "d"]
     assert [r.id for r in index.path_to("c")] == ["a", "b", "c"]
 
@@ -40,12 +45,16 @@ def test_a_parent_cycle_does_not_hang():
 
 
 def test_usage_labels_and_compaction_on_the_branch():
-    index = SessionIndex([
-        message("a", None, "a"), message("b", "a", "b"), message("c", "b", "c"),
-        UsageRecord(id="u", parent_id="c", model="m", input_tokens=3, spend_usd=0.5),
-        CompactionRecord(id="k", parent_id="u", summary="S", first_kept_id="c"),
-        LabelRecord(id="l", parent_id="k", target_id="b", label="checkpoint"),
-    ])
+    index = SessionIndex(
+        [
+            message("a", None, "a"),
+            message("b", "a", "b"),
+            message("c", "b", "c"),
+            UsageRecord(id="u", parent_id="c", model="m", input_tokens=3, spend_usd=0.5),
+            CompactionRecord(id="k", parent_id="u", summary="S", first_kept_id="c"),
+            LabelRecord(id="l", parent_id="k", target_id="b", label="checkpoint"),
+        ]
+    )
     branch = index.branch
     assert contents(m for _, m in branch.view) == ["a", "S", "c"]
     assert [record_id for record_id, _ in branch.view] == ["a", "k", "c"]
@@ -54,16 +63,20 @@ def test_usage_labels_and_compaction_on_the_branch():
 
 
 def test_a_compaction_keeping_a_record_no_longer_in_view_keeps_from_its_position():
-    index = SessionIndex([
-        message("a", None, "a"), message("b", "a", "b"), message("c", "b", "c"), message("d", "c", "d"),
-        CompactionRecord(id="k1", parent_id="d", summary="S1", first_kept_id="d"),
-        CompactionRecord(id="k2", parent_id="k1", summary="S2", first_kept_id="c"),
-    ])
+    index = SessionIndex(
+        [
+            message("a", None, "a"),
+            message("b", "a", "b"),
+            message("c", "b", "c"),
+            message("d", "c", "d"),
+            CompactionRecord(id="k1", parent_id="d", summary="S1", first_kept_id="d"),
+            CompactionRecord(id="k2", parent_id="k1", summary="S2", first_kept_id="c"),
+        ]
+    )
     assert contents(m for _, m in index.branch.view) == ["a", "S2", "S1", "d"]
 
 
 def test_a_compaction_keeping_an_unknown_record_is_ignored():
-    index = SessionIndex([message("a", None, "a"), CompactionRecord(id="k", parent_id="a", summary="S",
-                                                                    first_kept_id="zz")])
+    index = SessionIndex([message("a", None, "a"), CompactionRecord(id="k", parent_id="a", summary="S", first_kept_id="zz")])
     assert contents(m for _, m in index.branch.view) == ["a"]
     assert index.branch.problems == ["compaction k keeps unknown record zz: ignored"]

@@ -22,8 +22,10 @@ def test_a_second_store_in_the_same_process_reads_freely_and_is_refused_at_its_f
     store.append(UserMessage(content="hi"))
     reader = SessionStore(session_file)  # no lock needed to read
     assert [m.content for m in reader.history()] == ["hi"]
-    message = (f"session file {session_file} is already open for writing by this process "
-               f"(pid {os.getpid()}): close() the other SessionStore first")
+    message = (
+        f"session file {session_file} is already open for writing by this process "
+        f"(pid {os.getpid()}): close() the other SessionStore first"
+    )
     with pytest.raises(SessionLockedError, match=re.escape(message)):
         reader.append(UserMessage(content="two"))
     with pytest.raises(SessionLockedError, match=re.escape(message)):
@@ -76,7 +78,9 @@ def test_a_writer_in_another_process_gets_a_clear_error_naming_the_file_and_pid(
     # Reading is still allowed while another kernel writes.
     assert SessionStore(session_file, read_only=True).history()[0].content == "held"
     lock_path(session_file).unlink()  # removing the holder's record does not free the session
-    with pytest.raises(SessionLockedError, match=re.escape(f"session file {session_file} is already open for writing by another process")):
+    with pytest.raises(
+        SessionLockedError, match=re.escape(f"session file {session_file} is already open for writing by another process")
+    ):
         SessionStore(session_file).append(UserMessage(content="intruder"))
     lock_path(session_file).write_text(json.dumps({"pid": holder.pid, "host": socket.gethostname()}))
     holder.kill()  # SIGKILL: the lock file stays behind with the dead pid in it

@@ -24,13 +24,21 @@ class FakeRun:
         start = next(i for i, message in enumerate(self.view) if message is first_kept)
         dropped = start - 1
         self.view = [self.view[0], UserMessage(content=summary)] + self.view[start:]
-        self.events.append(SimpleNamespace(type="compacted", dropped_messages=dropped,
-                                           kept_messages=len(self.view) - 2, summary_chars=len(summary),
-                                           summary=summary, first_kept_index=first_kept_index))
+        self.events.append(
+            SimpleNamespace(
+                type="compacted",
+                dropped_messages=dropped,
+                kept_messages=len(self.view) - 2,
+                summary_chars=len(summary),
+                summary=summary,
+                first_kept_index=first_kept_index,
+            )
+        )
 
     def step(self, number, **usage):
-        self.events.append(SimpleNamespace(type="step_finish", step=number, usage=None, model="model-x",
-                                           step_usage=SimpleNamespace(**usage)))
+        self.events.append(
+            SimpleNamespace(type="step_finish", step=number, usage=None, model="model-x", step_usage=SimpleNamespace(**usage))
+        )
 
 
 def tool_round(run, index):
@@ -130,8 +138,7 @@ def test_step_finish_and_finish_are_turn_boundaries(store, monkeypatch):
     recorder = SessionRecorder(store, snapshots=SimpleNamespace(settle=lambda: settled.append(True)))
     recorder.record(SimpleNamespace(type="message", message=UserMessage(content="hi")))
     assert synced == []
-    recorder.record(SimpleNamespace(type="step_finish", step=1, usage=None, model=None,
-                                    step_usage=usage_of(output_tokens=3)))
+    recorder.record(SimpleNamespace(type="step_finish", step=1, usage=None, model=None, step_usage=usage_of(output_tokens=3)))
     recorder.record(SimpleNamespace(type="finish", reason="completed", text="", usage=None))
     assert synced == [True, True] and settled == [True]
     assert store.usage().output_tokens == 3
@@ -186,8 +193,16 @@ class TestWithTheRuntime:
         responses = [ScriptedResponse(content=[call("echo", {"value": i})], usage=big) for i in range(steps)]
         scripted = ScriptedModel([*responses, reply(f"done: {prompt}", usage=Usage(input=50, output=5))])
         recorder = store.recorder(summary_message=summary_message)
-        run = run_agent(scripted.model(), prompt, tools=[self.echo_tool()], messages=store.messages(),
-                        stream_fn=scripted, compact_at_tokens=1000, compact_keep_recent=2, compaction="truncate")
+        run = run_agent(
+            scripted.model(),
+            prompt,
+            tools=[self.echo_tool()],
+            messages=store.messages(),
+            stream_fn=scripted,
+            compact_at_tokens=1000,
+            compact_keep_recent=2,
+            compaction="truncate",
+        )
         run.add_listener(recorder.record)
         result = await run.result()
         first_view = scripted.requests[0].context.messages

@@ -22,14 +22,18 @@ def test_every_message_type_round_trips_through_a_record_line(sample_messages):
         assert RECORD_ADAPTER.validate_json(record.model_dump_json()) == record
 
 
-@pytest.mark.parametrize("record", [
-    CompactionRecord(id="a", parent_id="b", summary="S", first_kept_id="c"),
-    UsageRecord(id="a", step=2, model="m", input_tokens=1, output_tokens=2, cache_read_tokens=3,
-                cache_write_tokens=4, spend_usd=0.5),
-    RequestRecord(id="a", model="m", options={"temperature": 0.1}),
-    BranchRecord(id="a", parent_id="x", at="x", source="/s.jsonl"),
-    LabelRecord(id="a", parent_id="x", target_id="x", label="good"),
-])
+@pytest.mark.parametrize(
+    "record",
+    [
+        CompactionRecord(id="a", parent_id="b", summary="S", first_kept_id="c"),
+        UsageRecord(
+            id="a", step=2, model="m", input_tokens=1, output_tokens=2, cache_read_tokens=3, cache_write_tokens=4, spend_usd=0.5
+        ),
+        RequestRecord(id="a", model="m", options={"temperature": 0.1}),
+        BranchRecord(id="a", parent_id="x", at="x", source="/s.jsonl"),
+        LabelRecord(id="a", parent_id="x", target_id="x", label="good"),
+    ],
+)
 def test_every_record_kind_round_trips(record):
     line = record.model_dump_json()
     assert line.startswith(f'{{"kind":"{record.kind}","id":"a"')
@@ -57,6 +61,5 @@ def test_record_ids_are_short_and_unique():
 
 def test_message_records_refuse_unknown_message_fields():
     with pytest.raises(ValidationError):
-        RECORD_ADAPTER.validate_python(
-            {"kind": "message", "id": "a", "message": {"role": "user", "content": "x", "typo": 1}})
+        RECORD_ADAPTER.validate_python({"kind": "message", "id": "a", "message": {"role": "user", "content": "x", "typo": 1}})
     assert RECORD_ADAPTER.validate_python({"kind": "message", "id": "a", "message": UserMessage(content="x")})

@@ -23,8 +23,9 @@ def test_environment_secrets_never_reach_the_file(monkeypatch, store, session_fi
     store.append(UserMessage(content=f"my key is {SECRET}"))
     call = ToolCall(id="c1", name="python", arguments={"code": f"os.environ['X'] = '{SECRET}'"})
     store.append(AssistantMessage(content=[TextContent(text=f"using {SECRET}"), call]))
-    store.append(ToolResultMessage(tool_call_id="c1", tool_name="python",
-                                   content=[TextContent(text='token hf_"quoted"\\value printed')]))
+    store.append(
+        ToolResultMessage(tool_call_id="c1", tool_name="python", content=[TextContent(text='token hf_"quoted"\\value printed')])
+    )
     store.record_usage({"input_tokens": 1}, model=SECRET, step=1)
     store.sync()
     data = session_file.read_text()
@@ -55,8 +56,12 @@ def test_short_values_are_not_treated_as_secrets(monkeypatch, store, session_fil
 
 def test_request_options_lose_the_api_key_and_headers(monkeypatch, store, session_file):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    options = StreamOptions(api_key=SECRET, temperature=0.1, api_base="http://127.0.0.1:1/v1",
-                            extra={"extra_headers": {"Authorization": "Bearer tok-abcdef123"}, "seed": 3})
+    options = StreamOptions(
+        api_key=SECRET,
+        temperature=0.1,
+        api_base="http://127.0.0.1:1/v1",
+        extra={"extra_headers": {"Authorization": "Bearer tok-abcdef123"}, "seed": 3},
+    )
     store.record_request("openai/gpt", options)
     # The same key in a message afterwards (pasted by the user) is redacted too.
     store.append(UserMessage(content=f"key {SECRET} and token tok-abcdef123"))

@@ -124,7 +124,10 @@ def test_diff_lists_what_the_agent_changed(snapshots, workspace):
     agent_writes(snapshots, 2, deleted, None)
     changes = {change.path: change for change in snapshots.diff()}
     assert {path: change.status for path, change in changes.items()} == {
-        modified: "modified", created: "created", deleted: "deleted"}
+        modified: "modified",
+        created: "created",
+        deleted: "deleted",
+    }
     assert changes[modified].diff.splitlines()[2:] == ["@@ -1,2 +1,2 @@", " keep", "-old line", "+new line"]
     assert changes[modified].diff.startswith(f"--- a/{modified}\n+++ b/{modified}\n")
     assert "+hello" in changes[created].diff and "-bye" in changes[deleted].diff
@@ -185,7 +188,11 @@ def test_snapshots_of_a_private_file_stay_private(snapshots, workspace):
     blobs = snapshots.folder / "blobs"
     assert mode_of(snapshots.folder) == 0o700 and mode_of(blobs) == 0o700
     assert {path.read_text(): mode_of(path) for path in blobs.iterdir()} == {
-        "TOKEN=abc\n": 0o600, "TOKEN=changed\n": 0o600, "echo hi\n": 0o755, "echo bye\n": 0o755}
+        "TOKEN=abc\n": 0o600,
+        "TOKEN=changed\n": 0o600,
+        "echo hi\n": 0o755,
+        "echo bye\n": 0o755,
+    }
     assert all(mode_of(path) == 0o600 for path in snapshots.folder.glob("*.json"))
 
 

@@ -33,8 +33,7 @@ def test_file_is_a_header_then_records_linked_by_parent_ids(store, session_file,
     first, second = (store.append(m) for m in conversation(2))
     header, *records = lines(session_file)
     assert header["kind"] == "session" and header["format"] == "jupyter-agent-session" and header["version"] == 1
-    assert [(r["kind"], r["id"], r["parent_id"]) for r in records] == [
-        ("message", first, None), ("message", second, first)]
+    assert [(r["kind"], r["id"], r["parent_id"]) for r in records] == [("message", first, None), ("message", second, first)]
     assert all(isinstance(r["ts"], int) for r in records)
 
 
@@ -145,8 +144,9 @@ def test_usage_totals_equal_the_sum_of_the_steps(store):
     ]
     for number, step in enumerate(steps, start=1):
         store.record_usage(step, model="gpt-x", step=number)
-    expected = SessionUsage(input_tokens=131, output_tokens=32, cache_read_tokens=53, cache_write_tokens=9,
-                            spend_usd=0.75, steps=3)
+    expected = SessionUsage(
+        input_tokens=131, output_tokens=32, cache_read_tokens=53, cache_write_tokens=9, spend_usd=0.75, steps=3
+    )
     assert store.usage() == expected
     assert store.usage().total_tokens == 225
     assert store.model == "gpt-x"
@@ -233,8 +233,9 @@ print("messages:", [m.content for m in SessionStore(store.path).history()])
 
 
 def test_a_write_past_the_file_size_limit_is_a_clear_error_and_leaves_no_half_record(session_file):
-    finished = subprocess.run([sys.executable, "-c", FULL_DISK_CHILD, str(session_file)],
-                              capture_output=True, text=True, timeout=60)
+    finished = subprocess.run(
+        [sys.executable, "-c", FULL_DISK_CHILD, str(session_file)], capture_output=True, text=True, timeout=60
+    )
     assert finished.returncode == 0, finished.stderr
     assert finished.stdout.splitlines() == [
         f"refused: could not write the session file {session_file}: File too large",
@@ -248,8 +249,11 @@ def tiny_disk(tmp_path):
     """A 64 KB tmpfs (root only, as in CI containers): a disk that really fills up."""
     mount_point = tmp_path / "tiny"
     mount_point.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount_point)],
-                             capture_output=True) if os.geteuid() == 0 else None
+    mounted = (
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount_point)], capture_output=True)
+        if os.geteuid() == 0
+        else None
+    )
     if mounted is None or mounted.returncode != 0:
         pytest.skip("mounting a tmpfs needs root")
     yield mount_point
@@ -266,7 +270,9 @@ def test_a_full_disk_is_a_clear_error_and_the_store_stays_consistent(tiny_disk):
         for _ in range(10_000):  # 64 KB fill in 17 writes; the bound only guards a broken mount
             os.write(fd, b"\0" * 4096)
     os.close(fd)
-    with pytest.raises(SessionWriteError, match=f"^could not write the session file {re.escape(str(path))}: No space left on device$"):
+    with pytest.raises(
+        SessionWriteError, match=f"^could not write the session file {re.escape(str(path))}: No space left on device$"
+    ):
         store.append(UserMessage(content="y" * 20_000))
     assert [m.content for m in store.history()] == ["first"]
     filler.unlink()

@@ -29,13 +29,15 @@ from jupyter_agent.testing.fake_provider import (
 
 def post(provider, body, timeout=5.0):
     connection = http.client.HTTPConnection("127.0.0.1", provider.port, timeout=timeout)
-    connection.request("POST", "/v1/chat/completions", json.dumps(body), {"Content-Type": "application/json", "Authorization": "Bearer k"})
+    connection.request(
+        "POST", "/v1/chat/completions", json.dumps(body), {"Content-Type": "application/json", "Authorization": "Bearer k"}
+    )
     return connection, connection.getresponse()
 
 
 def sse_payloads(response):
     """The ``data:`` payloads of an SSE body, in order."""
-    return [line[len("data: "):] for line in response.read().decode().split("\n") if line.startswith("data: ")]
+    return [line[len("data: ") :] for line in response.read().decode().split("\n") if line.startswith("data: ")]
 
 
 STREAM = {"model": "fake-model", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
@@ -54,14 +56,21 @@ def test_text_streams_as_sse_chunks_ending_with_done_and_records_the_request():
     assert deltas == ["", "Hel", "lo", None]
     assert chunks[-2]["choices"][0]["finish_reason"] == "stop"
     assert chunks[-1]["choices"] == []
-    assert chunks[-1]["usage"] == {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15, "prompt_tokens_details": {"cached_tokens": 4}}
+    assert chunks[-1]["usage"] == {
+        "prompt_tokens": 12,
+        "completion_tokens": 3,
+        "total_tokens": 15,
+        "prompt_tokens_details": {"cached_tokens": 4},
+    }
     assert provider.requests == [STREAM]
     assert provider.request_headers[0]["authorization"] == "Bearer k"
 
 
 def test_tool_call_arguments_are_split_across_chunks_and_reassemble_exactly():
     arguments = {"path": "data.csv", "n": 5, "nested": {"x": [1, 2]}}
-    with FakeProvider([tool_calls(call("read", arguments, id="call_a", pieces=4), call("run", {"code": "1+1"}), text="pre")]) as provider:
+    with FakeProvider(
+        [tool_calls(call("read", arguments, id="call_a", pieces=4), call("run", {"code": "1+1"}), text="pre")]
+    ) as provider:
         _, response = post(provider, STREAM)
         chunks = [json.loads(payload) for payload in sse_payloads(response)[:-1]]
     parts = [part for chunk in chunks if chunk["choices"] for part in chunk["choices"][0]["delta"].get("tool_calls", [])]
@@ -102,12 +111,21 @@ def tool_message(call_id):
     return {"role": "tool", "tool_call_id": call_id, "content": "ok"}
 
 
-@pytest.mark.parametrize("messages, expected", [
-    ([{"role": "user", "content": "hi"}, tool_message("c1")], ORPHAN_TOOL_MESSAGE),
-    ([assistant_calling("c1"), tool_message("c2")], ORPHAN_TOOL_MESSAGE),
-    ([assistant_calling("c1", "c2"), tool_message("c1"), {"role": "user", "content": "x"}], UNANSWERED_TOOL_CALLS.format(ids="c2")),
-    ([assistant_calling("c1"), tool_message("c1"), assistant_calling("c1"), tool_message("c1")], DUPLICATE_TOOL_CALL_ID.format(id="c1")),
-])
+@pytest.mark.parametrize(
+    "messages, expected",
+    [
+        ([{"role": "user", "content": "hi"}, tool_message("c1")], ORPHAN_TOOL_MESSAGE),
+        ([assistant_calling("c1"), tool_message("c2")], ORPHAN_TOOL_MESSAGE),
+        (
+            [assistant_calling("c1", "c2"), tool_message("c1"), {"role": "user", "content": "x"}],
+            UNANSWERED_TOOL_CALLS.format(ids="c2"),
+        ),
+        (
+            [assistant_calling("c1"), tool_message("c1"), assistant_calling("c1"), tool_message("c1")],
+            DUPLICATE_TOOL_CALL_ID.format(id="c1"),
+        ),
+    ],
+)
 def test_requests_with_broken_tool_pairing_are_refused_as_openai_refuses_them(messages, expected):
     with FakeProvider([text("never sent")]) as provider:
         _, response = post(provider, {**STREAM, "messages": messages})
@@ -207,14 +225,20 @@ def test_echo_responder_answers_with_the_last_user_message():
 
 def test_cli_serves_a_script_file_until_terminated(tmp_path):
     script = tmp_path / "script.json"
-    script.write_text(json.dumps([
-        {"text": ["Hi", " there"]},
-        {"tool_calls": [{"name": "python", "arguments": {"code": "1+1"}}]},
-        {"error": 401, "message": "bad key"},
-    ]))
+    script.write_text(
+        json.dumps(
+            [
+                {"text": ["Hi", " there"]},
+                {"tool_calls": [{"name": "python", "arguments": {"code": "1+1"}}]},
+                {"error": 401, "message": "bad key"},
+            ]
+        )
+    )
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter_agent.testing.fake_provider", "--port", "0", "--script", str(script)],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
         line = server.stdout.readline()

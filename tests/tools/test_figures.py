@@ -1,4 +1,3 @@
-
 from jupyter_agent.tools import figures
 
 

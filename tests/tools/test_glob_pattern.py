@@ -99,9 +99,7 @@ def random_pattern(rng: random.Random) -> str:
 
 
 def random_path(rng: random.Random) -> str:
-    return "/".join(
-        "".join(rng.choice("ab.") for _ in range(rng.randint(1, 5))) for _ in range(rng.randint(1, 5))
-    )
+    return "/".join("".join(rng.choice("ab.") for _ in range(rng.randint(1, 5))) for _ in range(rng.randint(1, 5)))
 
 
 def test_agrees_with_fnmatch_and_a_reference_matcher_on_random_patterns():

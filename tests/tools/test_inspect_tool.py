@@ -69,7 +69,10 @@ async def test_series_and_arrays(kernel, kernel_with, shell):
 
 
 async def test_modules_functions_and_classes(kernel, shell):
-    await kernel.text("python", code="import json\ndef area(width: float, height: float = 1.0) -> float:\n    '''Area of a rectangle.'''\n    return width * height\nclass Shape:\n    '''A shape.'''\n    def grow(self): pass")
+    await kernel.text(
+        "python",
+        code="import json\ndef area(width: float, height: float = 1.0) -> float:\n    '''Area of a rectangle.'''\n    return width * height\nclass Shape:\n    '''A shape.'''\n    def grow(self): pass",
+    )
     module = await kernel.text("inspect", name="json")
     assert module.startswith("json: module json\nfile: ") and "dumps" in module
     function = await kernel.text("inspect", name="area")
@@ -88,7 +91,8 @@ async def test_attribute_paths_and_properties(kernel, shell, big_frame):
     )
     assert (await kernel.text("inspect", name="model.coef_")).startswith("model.coef_: list, len 2")
     assert (await kernel.error("inspect", name="model.size")).startswith(
-        "model.size is a property: reading it runs code of the object's class, which inspect never does.")
+        "model.size is a property: reading it runs code of the object's class, which inspect never does."
+    )
     assert (await kernel.text("inspect", name="df.value")).startswith("df.value: Series value: 1000000 rows")
 
 
@@ -115,7 +119,10 @@ async def test_containers_strings_and_objects(kernel, shell):
         mapping={"alpha": 1, "beta": [1, 2]},
         long_text="word " * 1000,
     )
-    await kernel.text("python", code="class Point:\n    def __init__(self):\n        self.x = 1\n        self.label = 'p'\n    def norm(self): pass\np = Point()")
+    await kernel.text(
+        "python",
+        code="class Point:\n    def __init__(self):\n        self.x = 1\n        self.label = 'p'\n    def norm(self): pass\np = Point()",
+    )
     items = await kernel.text("inspect", name="items")
     assert "element types (first 100): int ×100" in items and "first items: [0, 1, 2, 3, 4, … 95 more]" in items
     mapping = await kernel.text("inspect", name="mapping")
@@ -170,13 +177,17 @@ async def test_inspect_runs_no_property_cached_property_class_or_repr(kernel, sh
 
 
 async def test_sample_rows_show_object_cells_by_type_name(kernel, shell):
-    await kernel.text("python", code=SIDE_EFFECTS + (
-        "import pandas as pd\n"
-        "table = pd.DataFrame({'thing': [Tricky(), 'text', 1.5, [Tricky()]], 'n': [1, 2, 3, 4]})\n"
-        "table.index = [Tricky(), 'b', 'c', 'd']\n"
-        "column = table['thing']\n"
-        "effects.clear()\n"
-    ))
+    await kernel.text(
+        "python",
+        code=SIDE_EFFECTS
+        + (
+            "import pandas as pd\n"
+            "table = pd.DataFrame({'thing': [Tricky(), 'text', 1.5, [Tricky()]], 'n': [1, 2, 3, 4]})\n"
+            "table.index = [Tricky(), 'b', 'c', 'd']\n"
+            "column = table['thing']\n"
+            "effects.clear()\n"
+        ),
+    )
     text = await kernel.text("inspect", name="table")
     assert "<Tricky>" in text and "text" in text and "1.5" in text and "[<Tricky>]" in text
     assert "<Tricky>" in await kernel.text("inspect", name="column")

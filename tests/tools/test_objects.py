@@ -26,7 +26,7 @@ def test_unknown_objects_run_no_code():
 
 def test_scalars_and_safe_repr():
     assert scalar_text(3) == "3" and scalar_text(np.float64(1.5)) == "1.5"
-    assert scalar_text(10 ** 400) is None and scalar_text("x" * 100) is None
+    assert scalar_text(10**400) is None and scalar_text("x" * 100) is None
     assert safe_repr([1, "a", Custom()], 100).startswith("[1, 'a', <")
     assert safe_repr("abcdef", 3) == "'abc…'"
     assert safe_repr(list(range(100)), 1000, max_items=3) == "[0, 1, 2, … 97 more]"

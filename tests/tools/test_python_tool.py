@@ -123,9 +123,7 @@ async def test_figure_as_last_value_is_returned_once(kernel):
 
 
 async def test_repr_png_objects_and_rich_displays(kernel, shell):
-    png = base64.b64decode(
-        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
-    )
+    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
 
     class Picture:
         def _repr_png_(self):
@@ -135,7 +133,9 @@ async def test_repr_png_objects_and_rich_displays(kernel, shell):
     result = await kernel("python", code="Picture()")
     image = [block for block in result.content if block.type == "image"][0]
     assert base64.b64decode(image.data) == png
-    text = await kernel.text("python", code="from IPython.display import display, HTML\ndisplay(HTML('<b>x</b>'))\ndisplay({'k': 1})")
+    text = await kernel.text(
+        "python", code="from IPython.display import display, HTML\ndisplay(HTML('<b>x</b>'))\ndisplay({'k': 1})"
+    )
     assert text == "<IPython.core.display.HTML object>\n{'k': 1}"
 
 

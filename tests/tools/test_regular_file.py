@@ -151,7 +151,9 @@ def test_a_link_keeps_pointing_at_the_replaced_file(tmp_path):
 
 def test_a_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "pipe")
-    with pytest.raises(ToolError, match=r"^pipe is a FIFO \(named pipe\), not a regular file; edit works on regular files only\.$"):
+    with pytest.raises(
+        ToolError, match=r"^pipe is a FIFO \(named pipe\), not a regular file; edit works on regular files only\.$"
+    ):
         read_regular(tmp_path / "pipe", "pipe", "edit", 100)
 
 

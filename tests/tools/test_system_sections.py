@@ -38,6 +38,12 @@ async def test_another_hook_still_decides_and_its_system_replaces_the_base():
 
 async def test_each_request_of_a_run_gets_the_sections_of_its_step():
     scripted = ScriptedModel([reply("one")])
-    run = run_agent(scripted.model(), "hi", system="base", stream_fn=scripted, prepare_step=system_sections_hook("base", [lambda: "## Memory\n- a: b"]))
+    run = run_agent(
+        scripted.model(),
+        "hi",
+        system="base",
+        stream_fn=scripted,
+        prepare_step=system_sections_hook("base", [lambda: "## Memory\n- a: b"]),
+    )
     await run.result()
     assert scripted.requests[0].context.system_prompt == "base\n\n## Memory\n- a: b"

@@ -82,21 +82,24 @@ async def test_many_variables_are_cut(kernel, shell):
 
 
 async def test_variables_reads_no_class_property_repr_or_len(kernel, shell):
-    await kernel.text("python", code=(
-        "effects = []\n"
-        "class Sneaky:\n"
-        "    @property\n"
-        "    def __class__(self):\n"
-        "        effects.append('__class__')\n"
-        "        return dict\n"
-        "    def __repr__(self):\n"
-        "        effects.append('__repr__')\n"
-        "        return 'x'\n"
-        "    def __len__(self):\n"
-        "        effects.append('__len__')\n"
-        "        return 1\n"
-        "sneaky = Sneaky()"
-    ))
+    await kernel.text(
+        "python",
+        code=(
+            "effects = []\n"
+            "class Sneaky:\n"
+            "    @property\n"
+            "    def __class__(self):\n"
+            "        effects.append('__class__')\n"
+            "        return dict\n"
+            "    def __repr__(self):\n"
+            "        effects.append('__repr__')\n"
+            "        return 'x'\n"
+            "    def __len__(self):\n"
+            "        effects.append('__len__')\n"
+            "        return 1\n"
+            "sneaky = Sneaky()"
+        ),
+    )
     listing = await kernel.text("variables")
     assert "sneaky: Sneaky" in listing
     assert shell.user_ns["effects"] == []

@@ -14,7 +14,12 @@ def test_depth_first_in_name_order_with_depths(workspace):
         (workspace / path).write_text("")
     entries = [(entry.relative, entry.is_dir, entry.depth) for entry in walk(str(workspace), Workspace(workspace))]
     assert entries == [
-        ("a", True, 1), ("a/y", True, 2), ("a/y/z.txt", False, 3), ("b", True, 1), ("b/x.txt", False, 2), ("c.txt", False, 1)
+        ("a", True, 1),
+        ("a/y", True, 2),
+        ("a/y/z.txt", False, 3),
+        ("b", True, 1),
+        ("b/x.txt", False, 2),
+        ("c.txt", False, 1),
     ]
 
 

@@ -112,9 +112,17 @@ class ChildJob:
                 return ChildOutcome(self.child_id, self.task, REFUSED, budget)
             max_steps, max_spend = budget
             child = run_agent(
-                context.model, self.task, system=context.system, tools=context.tools_for_child(),
-                stream_fn=context.stream_fn, max_steps=max_steps, max_spend_usd=max_spend, rates=context.rates,
-                should_stop=self._parent_cannot_pay, permissions=context.permissions, signal=signal,
+                context.model,
+                self.task,
+                system=context.system,
+                tools=context.tools_for_child(),
+                stream_fn=context.stream_fn,
+                max_steps=max_steps,
+                max_spend_usd=max_spend,
+                rates=context.rates,
+                should_stop=self._parent_cannot_pay,
+                permissions=context.permissions,
+                signal=signal,
                 stream_options=context.stream_options,
             )
             self.child = child
@@ -132,8 +140,14 @@ class ChildJob:
             context.active.pop(self.child_id, None)
             pool.leave(self)
         return ChildOutcome(
-            self.child_id, self.task, result.reason, result.text, result.steps, result.usage.copy(),
-            result.error, self._out_of_spend or result.reason == "max_spend",
+            self.child_id,
+            self.task,
+            result.reason,
+            result.text,
+            result.steps,
+            result.usage.copy(),
+            result.error,
+            self._out_of_spend or result.reason == "max_spend",
         )
 
     def _budget(self) -> tuple[int, float | None] | str:

@@ -119,7 +119,8 @@ DESCRIPTION = (
 
 class DelegateArgs(BaseModel):
     tasks: list[str] = Field(
-        min_length=1, max_length=MAX_TASKS_PER_CALL,
+        min_length=1,
+        max_length=MAX_TASKS_PER_CALL,
         description="One or more self-contained sub-tasks; each runs in its own sub-agent.",
     )
 
@@ -158,7 +159,11 @@ def delegate_tool(parent: DelegationContext) -> AgentTool:
     # (their spend is bounded by the run's own budget); mutating child tools make it gated.
     read_only = all(tool.read_only for tool in parent.tools_for_child())
     return AgentTool(
-        name="delegate", description=DESCRIPTION, parameters=DelegateArgs, execute=execute, label="Delegate",
+        name="delegate",
+        description=DESCRIPTION,
+        parameters=DelegateArgs,
+        execute=execute,
+        label="Delegate",
         read_only=read_only,
     )
 
@@ -198,12 +203,22 @@ def _first_line(text: str, limit: int = 80) -> str:
 
 def _detail(outcome: ChildOutcome) -> dict:
     return {
-        "child_id": outcome.child_id, "task": outcome.task, "reason": outcome.reason,
-        "steps": outcome.steps, "spend_usd": outcome.usage.spend_usd,
+        "child_id": outcome.child_id,
+        "task": outcome.task,
+        "reason": outcome.reason,
+        "steps": outcome.steps,
+        "spend_usd": outcome.usage.spend_usd,
     }
 
 
 __all__ = [
-    "CHILD_SYSTEM_PROMPT", "ChildQueuedEvent", "ChildStartEvent", "DEFAULT_CHILD_MAX_STEPS", "DelegateArgs", "DelegationContext",
-    "MAX_CONCURRENT_CHILDREN", "delegate_tool", "report",
+    "CHILD_SYSTEM_PROMPT",
+    "ChildQueuedEvent",
+    "ChildStartEvent",
+    "DEFAULT_CHILD_MAX_STEPS",
+    "DelegateArgs",
+    "DelegationContext",
+    "MAX_CONCURRENT_CHILDREN",
+    "delegate_tool",
+    "report",
 ]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import ipywidgets as W
 from ipywidgets.widgets.widget_string import HTMLStyle
 
+from jupyter_agent.features.delegation.child import REFUSED
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.column import GrowingColumn
 from jupyter_agent.notebook.panel.inline import escape
@@ -21,7 +22,6 @@ from jupyter_agent.notebook.panel.shared import Shared
 from jupyter_agent.notebook.panel.status import finish_state
 from jupyter_agent.notebook.panel.tool_card import ToolCard
 from jupyter_agent.notebook.panel.transcript import MarkdownStream
-from jupyter_agent.features.delegation.child import REFUSED
 from jupyter_agent.runtime.events import FinishEvent, RunTextDeltaEvent
 
 if TYPE_CHECKING:
@@ -33,8 +33,16 @@ _MARKS = {"queued": "◌", "running": "⋯", "done": "✓", "stopped": "■", "e
 
 
 class ChildCard:
-    def __init__(self, number: int, task: str, *, shared: Shared, clock: Callable[[], float],
-                 flush: Callable[[], None], poke: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        number: int,
+        task: str,
+        *,
+        shared: Shared,
+        clock: Callable[[], float],
+        flush: Callable[[], None],
+        poke: Callable[[], None],
+    ) -> None:
         self.number = number
         self.task = task
         self.state = "queued"
@@ -44,8 +52,9 @@ class ChildCard:
         self._body = GrowingColumn(css_class="ja-child-body", layout=shared.layout)
         self._body.append(shared.html(f'<div class="ja-label">task</div>{escape(task)}', "ja-child-task"))
         # Open while the sub-agent works, so its activity is visible as it happens.
-        self.accordion = W.Accordion([self._body.root], titles=(self._title(),), selected_index=0,
-                                     layout=shared.layout, _dom_classes=("ja-child",))
+        self.accordion = W.Accordion(
+            [self._body.root], titles=(self._title(),), selected_index=0, layout=shared.layout, _dom_classes=("ja-child",)
+        )
         self.widget = self.accordion
         self.cards: dict[str, ToolCard] = {}
         self.text: MarkdownStream | None = None
@@ -84,8 +93,7 @@ class ChildCard:
 
     def _on_text(self, event: RunTextDeltaEvent) -> None:
         if self.text is None:
-            self.text = MarkdownStream(css_class="ja-stream", layout=self._shared.layout,
-                                       style=self._shared.style(HTMLStyle))
+            self.text = MarkdownStream(css_class="ja-stream", layout=self._shared.layout, style=self._shared.style(HTMLStyle))
             self._body.append(self.text.widget)
         self.text.append(event.delta)
         self._poke()
@@ -126,8 +134,15 @@ class ChildCard:
 class ChildCards:
     """The sub-agents of one panel; ``place(widget)`` puts a new card under its delegate call."""
 
-    def __init__(self, *, shared: Shared, clock: Callable[[], float], flush: Callable[[], None],
-                 poke: Callable[[], None], place: Callable[[W.Widget], None]) -> None:
+    def __init__(
+        self,
+        *,
+        shared: Shared,
+        clock: Callable[[], float],
+        flush: Callable[[], None],
+        poke: Callable[[], None],
+        place: Callable[[W.Widget], None],
+    ) -> None:
         self._shared, self._clock, self._flush, self._poke, self._place = shared, clock, flush, poke, place
         self.cards: dict[str, ChildCard] = {}
 
@@ -135,8 +150,9 @@ class ChildCards:
         card = self.cards.get(child_id)
         if card is None:
             task = (event.task if event.type == "child_queued" else "") or child_id  # another first event
-            card = ChildCard(len(self.cards) + 1, task, shared=self._shared, clock=self._clock,
-                             flush=self._flush, poke=self._poke)
+            card = ChildCard(
+                len(self.cards) + 1, task, shared=self._shared, clock=self._clock, flush=self._flush, poke=self._poke
+            )
             self.cards[child_id] = card
             self._place(card.widget)
         card.handle(event)

@@ -32,17 +32,25 @@ def register_secrets(redactor: Any, servers: list[ServerConfig]) -> None:
                 redactor.add(name, token)
 
 
-async def open_turn(session: Any, *, configured: Any, selection: tuple[str, ...] | None, note: Callable[[str], None],
-                    mode: str = "yolo", ask: Ask | None = None, servers: McpRegistry | None = None) -> McpTurn:
+async def open_turn(
+    session: Any,
+    *,
+    configured: Any,
+    selection: tuple[str, ...] | None,
+    note: Callable[[str], None],
+    mode: str = "yolo",
+    ask: Ask | None = None,
+    servers: McpRegistry | None = None,
+) -> McpTurn:
     """``mode`` and ``ask``: the turn's permission mode and approval prompt, for servers of a project file."""
     config = session_config(session, configured)
     chosen, problems = select(config, selection)
     redactor = session.store.redactor
     register_secrets(redactor, list(config.servers.values()))
     chosen = await consented(chosen, mode=mode, ask=ask, redact=redactor.redact, problem=problems.append)
-    return await McpTurn.open(chosen, [*config.problems, *problems], log_folder=session.path.parent,
-                              redact=redactor.redact, note=note, servers=servers)
+    return await McpTurn.open(
+        chosen, [*config.problems, *problems], log_folder=session.path.parent, redact=redactor.redact, note=note, servers=servers
+    )
 
 
-__all__ = ["McpConfig", "McpRegistry", "McpTurn", "ServerConfig", "open_turn", "register_secrets", "registry",
-           "session_config"]
+__all__ = ["McpConfig", "McpRegistry", "McpTurn", "ServerConfig", "open_turn", "register_secrets", "registry", "session_config"]

@@ -28,8 +28,9 @@ CONFIGURED = "AgentMagics.mcp_servers"
 DEFAULT_START_TIMEOUT = 30.0  # an npx/uvx server may download itself on its first start
 DEFAULT_CALL_TIMEOUT = 120.0
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_KNOWN_KEYS = frozenset({"type", "command", "args", "env", "cwd", "url", "headers", "startTimeout", "callTimeout",
-                         "disabled", "description"})
+_KNOWN_KEYS = frozenset(
+    {"type", "command", "args", "env", "cwd", "url", "headers", "startTimeout", "callTimeout", "disabled", "description"}
+)
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,15 @@ class ServerConfig:
 
     def fingerprint(self) -> str:
         """Identifies what is started: a running server is reused only while this stays the same."""
-        parts = [self.transport, self.command, list(self.args), sorted(self.env.items()), self.cwd, self.url,
-                 sorted(self.headers.items())]
+        parts = [
+            self.transport,
+            self.command,
+            list(self.args),
+            sorted(self.env.items()),
+            self.cwd,
+            self.url,
+            sorted(self.headers.items()),
+        ]
         return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
 
     def secrets(self) -> dict[str, str]:
@@ -80,6 +88,7 @@ class ConfigProblem(ValueError):
 
 def expand(text: str, environ: Mapping[str, str], where: str) -> str:
     """``${VAR}`` and ``${VAR:-default}`` from ``environ``; an unset variable without a default is a problem."""
+
     def replace(match: re.Match[str]) -> str:
         name, default = match.group(1), match.group(2)
         value = environ.get(name)
@@ -98,7 +107,7 @@ def parse_servers(data: Any, source: str, environ: Mapping[str, str], base: Path
     if isinstance(data, Mapping) and "mcpServers" in data:
         data = data["mcpServers"]
     if not isinstance(data, Mapping):
-        result.problems.append(f"MCP config {source}: expected an object with \"mcpServers\", got {_kind(data)}")
+        result.problems.append(f'MCP config {source}: expected an object with "mcpServers", got {_kind(data)}')
         return result
     for name, entry in data.items():
         try:
@@ -126,16 +135,25 @@ def _server(name: str, entry: Any, source: str, environ: Mapping[str, str], base
     if kind not in (None, "stdio", "http", "streamable-http", "streamableHttp"):
         raise ConfigProblem(f"type {kind!r} is not supported (use stdio, or http for streamable HTTP)")
     if has_command == has_url:
-        raise ConfigProblem("needs either \"command\" (stdio) or \"url\" (streamable HTTP)")
-    timeouts = {key: _seconds(entry, key, default) for key, default in
-                (("startTimeout", DEFAULT_START_TIMEOUT), ("callTimeout", DEFAULT_CALL_TIMEOUT))}
+        raise ConfigProblem('needs either "command" (stdio) or "url" (streamable HTTP)')
+    timeouts = {
+        key: _seconds(entry, key, default)
+        for key, default in (("startTimeout", DEFAULT_START_TIMEOUT), ("callTimeout", DEFAULT_CALL_TIMEOUT))
+    }
     if has_url:
         url = _string(entry, "url")
         if not url.startswith(("http://", "https://")):
             raise ConfigProblem(f"url must start with http:// or https://, got {url!r}")
         headers = {key: expand(value, environ, f"headers.{key}") for key, value in _strings(entry, "headers").items()}
-        return ServerConfig(name=name, source=source, transport="http", url=url, headers=headers,
-                            start_timeout=timeouts["startTimeout"], call_timeout=timeouts["callTimeout"])
+        return ServerConfig(
+            name=name,
+            source=source,
+            transport="http",
+            url=url,
+            headers=headers,
+            start_timeout=timeouts["startTimeout"],
+            call_timeout=timeouts["callTimeout"],
+        )
     command = _string(entry, "command")
     if not command.strip():
         raise ConfigProblem("command is empty")
@@ -148,9 +166,17 @@ def _server(name: str, entry: Any, source: str, environ: Mapping[str, str], base
         raise ConfigProblem("cwd must be a string")
     if cwd:
         cwd = str((base / os.path.expanduser(cwd)).resolve())
-    return ServerConfig(name=name, source=source, transport="stdio", command=command,
-                        args=tuple(expand(arg, environ, "args") for arg in args), env=env, cwd=cwd or str(base),
-                        start_timeout=timeouts["startTimeout"], call_timeout=timeouts["callTimeout"])
+    return ServerConfig(
+        name=name,
+        source=source,
+        transport="stdio",
+        command=command,
+        args=tuple(expand(arg, environ, "args") for arg in args),
+        env=env,
+        cwd=cwd or str(base),
+        start_timeout=timeouts["startTimeout"],
+        call_timeout=timeouts["callTimeout"],
+    )
 
 
 def _string(entry: Mapping[str, Any], key: str) -> str:
@@ -209,14 +235,22 @@ def config_sources(notebook_dir: Path, workspace: Path, user_file: Path) -> list
     return unique
 
 
-def load_config(notebook_dir: Path, workspace: Path, configured: Any = None, *, environ: Mapping[str, str] | None = None,
-                user_file: Path | None = None) -> McpConfig:
+def load_config(
+    notebook_dir: Path,
+    workspace: Path,
+    configured: Any = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    user_file: Path | None = None,
+) -> McpConfig:
     """Every source merged by precedence (see the module docstring)."""
     environ = os.environ if environ is None else environ
     user_file = user_file or user_config(environ)
     merged = McpConfig()
-    layers = [read_file(path, environ, base=notebook_dir if path == user_file else None)
-              for path in config_sources(notebook_dir, workspace, user_file)]
+    layers = [
+        read_file(path, environ, base=notebook_dir if path == user_file else None)
+        for path in config_sources(notebook_dir, workspace, user_file)
+    ]
     if configured:
         layers.append(parse_servers(configured, CONFIGURED, environ, notebook_dir))
     for layer in layers:
@@ -235,6 +269,7 @@ def select(config: McpConfig, names: tuple[str, ...] | None) -> tuple[list[Serve
     if names is None:
         return list(config.servers.values()), []
     unknown = [name for name in names if name not in config.servers]
-    problems = [f"--mcp names an unknown MCP server {name!r} (configured: {', '.join(config.servers) or 'none'})"
-                for name in unknown]
+    problems = [
+        f"--mcp names an unknown MCP server {name!r} (configured: {', '.join(config.servers) or 'none'})" for name in unknown
+    ]
     return [config.servers[name] for name in names if name in config.servers], problems

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Literal
 
 from jupyter_agent.features.mcp.config import ServerConfig
+from jupyter_agent.features.mcp.process import is_alive, kill_group, new_pidfile, read_pid
 from jupyter_agent.features.mcp.tools import forget_listing
 from jupyter_agent.features.mcp.transport import open_transport, reachable
-from jupyter_agent.features.mcp.process import is_alive, kill_group, new_pidfile, read_pid
 
 Status = Literal["stopped", "starting", "running", "failed", "crashed"]
 _LOG_TAIL_CHARS = 400  # of the server's stderr, quoted when it fails to start
@@ -101,8 +101,7 @@ class ServerConnection:
 
     async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float | None = None) -> Any:
         timeout = self.config.call_timeout if timeout is None else timeout
-        return await self._submit(lambda session: session.call_tool(tool, arguments, read_timeout_seconds=timeout),
-                                  timeout + 5.0)
+        return await self._submit(lambda session: session.call_tool(tool, arguments, read_timeout_seconds=timeout), timeout + 5.0)
 
     async def refresh_tools(self) -> list[Any]:
         self.tools_stale = False
@@ -218,8 +217,12 @@ class ServerConnection:
             raise
 
     def _unavailable(self) -> str:
-        state = {"stopped": "is not running", "starting": "is still starting", "failed": "failed to start",
-                 "crashed": "crashed"}.get(self.status, self.status)
+        state = {
+            "stopped": "is not running",
+            "starting": "is still starting",
+            "failed": "failed to start",
+            "crashed": "crashed",
+        }.get(self.status, self.status)
         return f"MCP server {self.name!r} {state}" + (f": {self.last_error}" if self.last_error else "")
 
     async def _on_message(self, message: Any) -> None:

@@ -55,12 +55,22 @@ def request_for(server: ServerConfig, redact: Callable[[str], str]) -> ApprovalR
     what = {"url": server.url} if server.transport == "http" else {"command": server.command, "args": list(server.args)}
     if server.env or server.headers:
         what["with"] = ", ".join([*(f"env {name}" for name in server.env), *(f"header {name}" for name in server.headers)])
-    return ApprovalRequest(tool_name=f"MCP server {server.name}", args=json.loads(redact(json.dumps(what))),
-                           label=f"start the MCP server {server.name!r} defined in {server.source}")
+    return ApprovalRequest(
+        tool_name=f"MCP server {server.name}",
+        args=json.loads(redact(json.dumps(what))),
+        label=f"start the MCP server {server.name!r} defined in {server.source}",
+    )
 
 
-async def consented(servers: Sequence[ServerConfig], *, mode: str, ask: Ask | None, redact: Callable[[str], str],
-                    problem: Callable[[str], None], trust: Path | None = None) -> list[ServerConfig]:
+async def consented(
+    servers: Sequence[ServerConfig],
+    *,
+    mode: str,
+    ask: Ask | None,
+    redact: Callable[[str], str],
+    problem: Callable[[str], None],
+    trust: Path | None = None,
+) -> list[ServerConfig]:
     """The servers that may start; each one left out is a ``problem`` line saying why."""
     trust = trust or trust_file()
     trusted = _trusted(trust)

@@ -35,8 +35,14 @@ class McpRegistry:
     def get(self, name: str) -> ServerConnection | None:
         return self.connections.get(name)
 
-    async def ensure(self, configs: Sequence[ServerConfig], *, log_folder: Path, redact: Callable[[str], str],
-                     progress: Progress = lambda text: None) -> list[ServerConnection]:
+    async def ensure(
+        self,
+        configs: Sequence[ServerConfig],
+        *,
+        log_folder: Path,
+        redact: Callable[[str], str],
+        progress: Progress = lambda text: None,
+    ) -> list[ServerConnection]:
         """The connections for ``configs``, started as needed; check each one's ``status``."""
         self._register_exit_hook()
         connections, starting = [], []

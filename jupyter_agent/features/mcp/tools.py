@@ -35,7 +35,7 @@ def tool_name(server: str, tool: str) -> str:
     if len(name) <= MAX_NAME:
         return name
     digest = hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
-    return f"{name[:MAX_NAME - 9]}_{digest}"
+    return f"{name[: MAX_NAME - 9]}_{digest}"
 
 
 class McpArguments(BaseModel):
@@ -78,14 +78,22 @@ def is_read_only(tool: Any) -> bool:
     return bool(annotations is not None and annotations.read_only_hint is True)
 
 
-def agent_tool(connection: Any, tool: Any, *, name: str, on_error: Callable[[str], None],
-               redact: Callable[[str], str], caps: OutputCaps = DEFAULT_CAPS) -> AgentTool:
+def agent_tool(
+    connection: Any,
+    tool: Any,
+    *,
+    name: str,
+    on_error: Callable[[str], None],
+    redact: Callable[[str], str],
+    caps: OutputCaps = DEFAULT_CAPS,
+) -> AgentTool:
     server, remote = connection.name, tool.name
     description = (tool.description or getattr(tool, "title", None) or remote).strip()[:_DESCRIPTION_CHARS]
 
     async def execute(args: BaseModel, signal: Any) -> ToolOutput:
-        from jupyter_agent.features.mcp.connection import ServerUnavailable
         from mcp import MCPError
+
+        from jupyter_agent.features.mcp.connection import ServerUnavailable
 
         arguments = args.model_dump(mode="json")
         try:
@@ -104,8 +112,12 @@ def agent_tool(connection: Any, tool: Any, *, name: str, on_error: Callable[[str
         return ToolOutput(content=content, details={"mcp_server": server, "mcp_tool": remote})
 
     return AgentTool(
-        name=name, description=f"[MCP server {server}] {description}", parameters=_parameters_of(tool),
-        execute=execute, label=f"{remote} on MCP server {server}", read_only=is_read_only(tool),
+        name=name,
+        description=f"[MCP server {server}] {description}",
+        parameters=_parameters_of(tool),
+        execute=execute,
+        label=f"{remote} on MCP server {server}",
+        read_only=is_read_only(tool),
     )
 
 
@@ -114,16 +126,21 @@ def _call_failure(connection: Any, remote: str, error: Any, redact: Callable[[st
 
     server = connection.name
     if connection.status == "crashed":
-        return (f"MCP server {server!r} crashed while running {remote!r} ({connection.last_error}); "
-                "it did not return a result and starts again at the next turn")
+        return (
+            f"MCP server {server!r} crashed while running {remote!r} ({connection.last_error}); "
+            "it did not return a result and starts again at the next turn"
+        )
     if error.error.code == REQUEST_TIMEOUT:
-        return (f"MCP server {server!r} timed out: no answer from {remote!r} within "
-                f"{connection.config.call_timeout:g} s; the call was cancelled")
+        return (
+            f"MCP server {server!r} timed out: no answer from {remote!r} within "
+            f"{connection.config.call_timeout:g} s; the call was cancelled"
+        )
     return f"MCP server {server!r} could not run {remote!r}: {redact(error.error.message)}"
 
 
-def server_tools(connection: Any, *, on_error: Callable[[str], None], redact: Callable[[str], str],
-                 taken: set[str]) -> list[AgentTool]:
+def server_tools(
+    connection: Any, *, on_error: Callable[[str], None], redact: Callable[[str], str], taken: set[str]
+) -> list[AgentTool]:
     """The agent tools of one server's current listing; names already ``taken`` get a distinguishing hash."""
     tools = []
     for tool in connection.tools:
@@ -135,7 +152,9 @@ def server_tools(connection: Any, *, on_error: Callable[[str], None], redact: Ca
     return tools
 
 
-def result_content(result: Any, redact: Callable[[str], str], caps: OutputCaps = DEFAULT_CAPS) -> list[TextContent | ImageContent]:
+def result_content(
+    result: Any, redact: Callable[[str], str], caps: OutputCaps = DEFAULT_CAPS
+) -> list[TextContent | ImageContent]:
     texts: list[str] = []
     images: list[ImageContent] = []
     for block in result.content or []:

@@ -20,19 +20,22 @@ def open_transport(config: ServerConfig, log: Any, pidfile: Path | None) -> Any:
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        client = httpx2.AsyncClient(headers=dict(config.headers),
-                                    timeout=httpx2.Timeout(30.0, read=max(300.0, config.call_timeout)))
+        client = httpx2.AsyncClient(
+            headers=dict(config.headers), timeout=httpx2.Timeout(30.0, read=max(300.0, config.call_timeout))
+        )
         return _http(streamable_http_client(config.url, http_client=client), client)
     from mcp import StdioServerParameters, stdio_client
 
     if sys.platform == "win32":  # no exec, no PR_SET_PDEATHSIG: the SDK's job object ends the tree
-        return stdio_client(StdioServerParameters(command=config.command, args=list(config.args),
-                                                  env=dict(config.env), cwd=config.cwd),
-                            errlog=_errlog(log))
+        return stdio_client(
+            StdioServerParameters(command=config.command, args=list(config.args), env=dict(config.env), cwd=config.cwd),
+            errlog=_errlog(log),
+        )
     params = StdioServerParameters(
-        command=sys.executable, args=["-S", "-I", str(LAUNCHER), str(pidfile), str(os.getpid()),
-                                      config.command, *config.args],
-        env=dict(config.env), cwd=config.cwd,
+        command=sys.executable,
+        args=["-S", "-I", str(LAUNCHER), str(pidfile), str(os.getpid()), config.command, *config.args],
+        env=dict(config.env),
+        cwd=config.cwd,
     )
     return stdio_client(params, errlog=_errlog(log))
 

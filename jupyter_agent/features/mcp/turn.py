@@ -35,8 +35,16 @@ class McpTurn:
     _by_server: dict[str, list[AgentTool]] = field(default_factory=dict)
 
     @classmethod
-    async def open(cls, configs: Sequence[ServerConfig], problems: Sequence[str] = (), *, log_folder: Path,
-                   redact: Callable[[str], str], note: Note, servers: McpRegistry | None = None) -> "McpTurn":
+    async def open(
+        cls,
+        configs: Sequence[ServerConfig],
+        problems: Sequence[str] = (),
+        *,
+        log_folder: Path,
+        redact: Callable[[str], str],
+        note: Note,
+        servers: McpRegistry | None = None,
+    ) -> "McpTurn":
         turn = cls(note=note, redact=redact)
         for problem in problems:
             turn.problem(problem)
@@ -73,11 +81,11 @@ class McpTurn:
         down = [connection.name for connection in self.connections if connection.status != "running"]
         if not down:
             return ""
-        return ("MCP servers unavailable in this turn (their tools are missing; the user was told why): "
-                + ", ".join(down) + ".")
+        return "MCP servers unavailable in this turn (their tools are missing; the user was told why): " + ", ".join(down) + "."
 
     def step_hook(self, base_tool_names: Sequence[str], inner: Callable[..., Any] | None) -> Callable[..., Any]:
         """``prepare_step`` around ``inner``: picks up changed tool lists before the next request."""
+
         async def prepare_step(context: Any) -> Any:
             overrides = None
             if inner is not None:

@@ -12,8 +12,10 @@ from jupyter_agent.features.mcp.config import McpConfig
 from jupyter_agent.features.mcp.registry import McpRegistry
 from jupyter_agent.features.mcp.tools import is_read_only, tool_name
 
-NO_SERVERS = ("No MCP servers configured. Add them to `.mcp.json` beside the notebook, "
-              "`~/.jupyter/agent/mcp.json` or `%config AgentMagics.mcp_servers`.")
+NO_SERVERS = (
+    "No MCP servers configured. Add them to `.mcp.json` beside the notebook, "
+    "`~/.jupyter/agent/mcp.json` or `%config AgentMagics.mcp_servers`."
+)
 
 
 def _cell(text: str) -> str:

@@ -19,8 +19,7 @@ from jupyter_agent.model import Context, Model, StreamFn, StreamOptions
 from jupyter_agent.runtime.summarize import complete_request, render_transcript
 
 EXTRACTION_SYSTEM_PROMPT = (
-    "You maintain the long-term memory of a data-analysis assistant that works in a Jupyter "
-    "notebook. You answer with JSON only."
+    "You maintain the long-term memory of a data-analysis assistant that works in a Jupyter notebook. You answer with JSON only."
 )
 EXTRACTION_INSTRUCTIONS = """Below are the current memory index and the transcript of the latest turn.
 Propose durable facts worth knowing in future sessions with this notebook:

@@ -103,7 +103,7 @@ def parse_fact(name: str, text: str) -> MemoryFact:
                 key, sep, value = line.partition(":")
                 if sep:
                     meta[key.strip()] = value.strip()
-            body = text[end + 4:].lstrip("\n")
+            body = text[end + 4 :].lstrip("\n")
     content = body.strip()
     summary = meta.get("summary") or (content.splitlines()[0] if content else name)
     return MemoryFact(name=name, summary=_one_line(summary, SUMMARY_MAX_CHARS), content=content, updated=meta.get("updated", ""))
@@ -192,7 +192,9 @@ class MemoryStore:
         if not content:
             raise MemoryRefused("A fact needs content; to remove one, delete it.")
         if len(content) > FACT_MAX_CHARS:
-            raise MemoryRefused(f"A fact holds at most {FACT_MAX_CHARS} characters ({len(content)} given): keep the durable point only.")
+            raise MemoryRefused(
+                f"A fact holds at most {FACT_MAX_CHARS} characters ({len(content)} given): keep the durable point only."
+            )
         line = _one_line(self._redactor.redact(summary or content.splitlines()[0]), SUMMARY_MAX_CHARS)
         before = self.raw(slug)
         after = render_fact(line, content, self._clock())
@@ -234,6 +236,14 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 __all__ = [
-    "FACT_MAX_CHARS", "INDEX_MAX_CHARS", "INDEX_MAX_ENTRIES", "INDEX_NAME", "MemoryChange",
-    "MemoryRefused", "MemoryFact", "MemoryStore", "memory_folder", "slugify",
+    "FACT_MAX_CHARS",
+    "INDEX_MAX_CHARS",
+    "INDEX_MAX_ENTRIES",
+    "INDEX_NAME",
+    "MemoryChange",
+    "MemoryRefused",
+    "MemoryFact",
+    "MemoryStore",
+    "memory_folder",
+    "slugify",
 ]

@@ -63,7 +63,11 @@ def memory_tool(store: MemoryStore, on_change: Callable[[MemoryChange], Any] | N
 
     # It writes files beside the notebook, so a permission policy may gate it like other writes.
     return AgentTool(
-        name="memory", description=DESCRIPTION, parameters=MemoryArgs, execute=execute, label="Memory",
+        name="memory",
+        description=DESCRIPTION,
+        parameters=MemoryArgs,
+        execute=execute,
+        label="Memory",
         # Listing and reading notes changes nothing: only writes and deletes ask for approval.
         read_only_call=lambda args: args.action in ("list", "read"),
     )

@@ -14,5 +14,17 @@ from jupyter_agent.features.notebook_tools.prompt import outline_section
 from jupyter_agent.features.notebook_tools.state import NotebookReadState
 from jupyter_agent.features.notebook_tools.tools import NOTEBOOK_TOOLS, NotebookContext, notebook_tools
 
-__all__ = ["NOTEBOOK_TOOLS", "Cell", "FrontendError", "NotebookContext", "NotebookEdit", "NotebookEditLog",
-           "NotebookFrontend", "NotebookReadState", "notebook_tools", "outline", "outline_section", "read_disk_cells"]
+__all__ = [
+    "NOTEBOOK_TOOLS",
+    "Cell",
+    "FrontendError",
+    "NotebookContext",
+    "NotebookEdit",
+    "NotebookEditLog",
+    "NotebookFrontend",
+    "NotebookReadState",
+    "notebook_tools",
+    "outline",
+    "outline_section",
+    "read_disk_cells",
+]

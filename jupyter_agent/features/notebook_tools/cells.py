@@ -42,9 +42,15 @@ class Cell:
 
     @classmethod
     def from_json(cls, index: int, data: dict[str, Any], note: str = "") -> "Cell":
-        return cls(index=index, id=str(data.get("id") or f"index-{index}"), cell_type=str(data.get("cell_type", "code")),
-                   source=text_of(data.get("source", "")), execution_count=data.get("execution_count"),
-                   outputs=list(data.get("outputs") or []), note=note)
+        return cls(
+            index=index,
+            id=str(data.get("id") or f"index-{index}"),
+            cell_type=str(data.get("cell_type", "code")),
+            source=text_of(data.get("source", "")),
+            execution_count=data.get("execution_count"),
+            outputs=list(data.get("outputs") or []),
+            note=note,
+        )
 
     def outline(self) -> str:
         count = f"[{self.execution_count}]" if self.execution_count else "[ ]" if self.cell_type == "code" else ""
@@ -59,8 +65,10 @@ class Cell:
 
     def full(self) -> tuple[str, list[ImageContent]]:
         count = f" [{self.execution_count}]" if self.execution_count else ""
-        parts = [f"cell {self.index} · id {self.id} · {self.cell_type}{count}{' · ' + self.note if self.note else ''}",
-                 f"source:\n{self.source}" if self.source else "source: (empty)"]
+        parts = [
+            f"cell {self.index} · id {self.id} · {self.cell_type}{count}{' · ' + self.note if self.note else ''}",
+            f"source:\n{self.source}" if self.source else "source: (empty)",
+        ]
         images: list[ImageContent] = []
         for output in self.outputs:
             text = output_text(output)
@@ -93,8 +101,10 @@ def output_summary(output: dict[str, Any]) -> str:
     if kind == "error":
         trace = [line for line in (_plain(line).strip() for line in output.get("traceback") or []) if line]
         tail = " / ".join(trace[-TRACEBACK_LINES:])
-        return _cap(f"{output.get('ename', 'Error')}: {output.get('evalue', '')}" + (f" ({tail})" if tail else ""),
-                    OUTLINE_OUTPUT_CHARS * 2)
+        return _cap(
+            f"{output.get('ename', 'Error')}: {output.get('evalue', '')}" + (f" ({tail})" if tail else ""),
+            OUTLINE_OUTPUT_CHARS * 2,
+        )
     data = output.get("data") or {}
     marks = [mime for mime in ("image/png", "image/jpeg", "image/svg+xml") if mime in data]
     text = " ".join(output_text(output).split())

@@ -18,8 +18,7 @@ from jupyter_agent.features.notebook_tools.cells import Cell
 DISK_SOURCE = "the notebook file on disk{merged} (unsaved edits of cells not run since are not visible)"
 NO_FILE = "no notebook file is known for this kernel"
 # Agent cells as the kernel's history holds them: their turns are in the session, not the outline.
-AGENT_CELL_PREFIXES = ("get_ipython().run_cell_magic('agent'", "%%agent",
-                       "await get_ipython().find_cell_magic('agent')")
+AGENT_CELL_PREFIXES = ("get_ipython().run_cell_magic('agent'", "%%agent", "await get_ipython().find_cell_magic('agent')")
 
 
 def read_disk_cells(path: Path | None, user_ns: dict[str, Any] | None) -> tuple[list[Cell], str]:
@@ -35,8 +34,17 @@ def read_disk_cells(path: Path | None, user_ns: dict[str, Any] | None) -> tuple[
     history = _history_since_save(cells, user_ns or {})
     for n, source, output in history:
         outputs = [{"output_type": "execute_result", "data": {"text/plain": output}}] if output else []
-        cells.append(Cell(index=len(cells), id=f"history-{n}", cell_type="code", source=source,
-                          execution_count=n, outputs=outputs, note="run since the last save (kernel history)"))
+        cells.append(
+            Cell(
+                index=len(cells),
+                id=f"history-{n}",
+                cell_type="code",
+                source=source,
+                execution_count=n,
+                outputs=outputs,
+                note="run since the last save (kernel history)",
+            )
+        )
     if path is None or not path.is_file():
         label = f"kernel history only ({NO_FILE})" if path is None else f"kernel history only ({path} does not exist)"
         return cells, label

@@ -28,11 +28,20 @@ class NotebookEdit:
             return {"op": "delete", "cell_id": self.cell_id}
         if self.op == "delete":
             before = self.before or {}
-            return {"op": "insert", "index": self.index, "cell_id": self.cell_id,
-                    "cell_type": before.get("cell_type", "code"), "source": before.get("source", "")}
+            return {
+                "op": "insert",
+                "index": self.index,
+                "cell_id": self.cell_id,
+                "cell_type": before.get("cell_type", "code"),
+                "source": before.get("source", ""),
+            }
         before = self.before or {}
-        return {"op": "replace", "cell_id": self.cell_id, "cell_type": before.get("cell_type", "code"),
-                "source": before.get("source", "")}
+        return {
+            "op": "replace",
+            "cell_id": self.cell_id,
+            "cell_type": before.get("cell_type", "code"),
+            "source": before.get("source", ""),
+        }
 
 
 class NotebookEditLog:

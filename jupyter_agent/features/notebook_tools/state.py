@@ -37,8 +37,10 @@ class NotebookReadState:
         if seen is None:
             return f"cell {cell.id} was not read yet: call notebook_read with its id first"
         if seen != digest(cell.source):
-            return (f"cell {cell.id} changed since you last read it (edited in the notebook): "
-                    "read it again with notebook_read and base the edit on what it holds now")
+            return (
+                f"cell {cell.id} changed since you last read it (edited in the notebook): "
+                "read it again with notebook_read and base the edit on what it holds now"
+            )
         return None
 
 
@@ -51,6 +53,7 @@ def edit_diff(args: dict[str, Any]) -> str:
     where = f"cell {cell_id}" if cell_id else "new cell"
     if op == "insert":
         where = f"new cell after {cell_id}" if cell_id else "new cell"
-    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), f"{where} (before)", f"{where} (after)",
-                                 lineterm="", n=3)
+    lines = difflib.unified_diff(
+        before.splitlines(), after.splitlines(), f"{where} (before)", f"{where} (after)", lineterm="", n=3
+    )
     return "\n".join(lines) or f"{where}: no change"

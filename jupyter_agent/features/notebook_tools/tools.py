@@ -24,12 +24,17 @@ from jupyter_agent.messages import TextContent
 from jupyter_agent.tools.errors import ToolError
 
 LIVE_SOURCE = "the live notebook in JupyterLab (unsaved edits included)"
-NEEDS_EXTENSION = ("{what} needs the jupyter-agent JupyterLab extension connected to this notebook "
-                   "(open the notebook in JupyterLab with the extension installed).")
-RUN_NEEDS_EXTENSION = NEEDS_EXTENSION.format(what="Running a notebook cell") + \
-    " Without it, run the code with the `python` tool instead."
-RUN_WHILE_WAITING = ("notebook_run cannot run a cell now: this %%agent cell waits for its turn (--wait), so the "
-                     "kernel runs no other cell until the turn ends. Run the code with the `python` tool instead.")
+NEEDS_EXTENSION = (
+    "{what} needs the jupyter-agent JupyterLab extension connected to this notebook "
+    "(open the notebook in JupyterLab with the extension installed)."
+)
+RUN_NEEDS_EXTENSION = (
+    NEEDS_EXTENSION.format(what="Running a notebook cell") + " Without it, run the code with the `python` tool instead."
+)
+RUN_WHILE_WAITING = (
+    "notebook_run cannot run a cell now: this %%agent cell waits for its turn (--wait), so the "
+    "kernel runs no other cell until the turn ends. Run the code with the `python` tool instead."
+)
 RUN_TIMEOUT = 600.0
 NOTEBOOK_TOOLS = ("notebook_read", "notebook_edit", "notebook_run")
 
@@ -41,9 +46,13 @@ class ReadArgs(BaseModel):
 
 
 class EditArgs(BaseModel):
-    op: Literal["insert", "replace", "delete"] = Field(description="insert a new cell, replace a cell's source, or delete a cell.")
+    op: Literal["insert", "replace", "delete"] = Field(
+        description="insert a new cell, replace a cell's source, or delete a cell."
+    )
     cell_id: str | None = Field(None, description="The cell to replace or delete; for insert, the new cell goes after it.")
-    index: int | None = Field(None, description="insert only: position of the new cell (default: after cell_id, else at the end).")
+    index: int | None = Field(
+        None, description="insert only: position of the new cell (default: after cell_id, else at the end)."
+    )
     source: str = Field("", description="The new cell's full source (insert and replace).")
     cell_type: Literal["code", "markdown"] = Field("code", description="Type of the new or replaced cell.")
 
@@ -96,11 +105,19 @@ def _read_tool(context: NotebookContext) -> AgentTool:
             blocks.extend(images)
         return blocks
 
-    return AgentTool(name="notebook_read", description=(
-        "Read the notebook this agent runs in. With no arguments: an outline of every cell (index, id, type, "
-        "execution count, the start of its source, a summary of its outputs, errors included). With cell_ids "
-        "or start/end: those cells' full source and outputs, images attached. Says whether it read the live "
-        "document or the file on disk."), parameters=ReadArgs, execute=execute, label="Read notebook", read_only=True)
+    return AgentTool(
+        name="notebook_read",
+        description=(
+            "Read the notebook this agent runs in. With no arguments: an outline of every cell (index, id, type, "
+            "execution count, the start of its source, a summary of its outputs, errors included). With cell_ids "
+            "or start/end: those cells' full source and outputs, images attached. Says whether it read the live "
+            "document or the file on disk."
+        ),
+        parameters=ReadArgs,
+        execute=execute,
+        label="Read notebook",
+        read_only=True,
+    )
 
 
 def _chosen(cells: list[Cell], args: ReadArgs) -> list[Cell] | None:
@@ -116,7 +133,7 @@ def _chosen(cells: list[Cell], args: ReadArgs) -> list[Cell] | None:
         end = args.end if args.end is not None else len(cells) - 1
         if not 0 <= start < len(cells) or end < start:
             raise ToolError(f"cell range {start}..{end} is outside the notebook's {len(cells)} cells (0..{len(cells) - 1})")
-        chosen += [cell for cell in cells[start:end + 1] if cell not in chosen]
+        chosen += [cell for cell in cells[start : end + 1] if cell not in chosen]
     return chosen
 
 
@@ -129,8 +146,12 @@ def _edit_tool(context: NotebookContext) -> AgentTool:
                 raise ToolError(NEEDS_EXTENSION.format(what=f"notebook_edit {args.op}"))
             if not frontend.insert_fallback(args.source):
                 raise ToolError(NEEDS_EXTENSION.format(what="notebook_edit insert in this frontend"))
-            return [TextContent(text="The extension is not connected: the cell was offered as the next cell "
-                                     "(it appears below the cell that runs next). Its id is not known.")]
+            return [
+                TextContent(
+                    text="The extension is not connected: the cell was offered as the next cell "
+                    "(it appears below the cell that runs next). Its id is not known."
+                )
+            ]
         cells, _ = await context.cells()
         operation = _operation(args, cells, context.state)
         try:
@@ -142,8 +163,9 @@ def _edit_tool(context: NotebookContext) -> AgentTool:
         index = int(result.get("index", operation.get("index") or 0))
         before = _cell_json(next((c for c in cells if c.id == args.cell_id), None)) if args.op != "insert" else None
         if context.edit_log is not None:
-            context.edit_log.record(NotebookEdit(step=context.current_step(), op=args.op, cell_id=cell_id,
-                                                 index=index, before=before, after=after))
+            context.edit_log.record(
+                NotebookEdit(step=context.current_step(), op=args.op, cell_id=cell_id, index=index, before=before, after=after)
+            )
         if args.op == "delete":
             context.state.forget(cell_id)
         elif after is not None:
@@ -151,11 +173,17 @@ def _edit_tool(context: NotebookContext) -> AgentTool:
         verb = {"insert": "Inserted", "replace": "Replaced", "delete": "Deleted"}[args.op]
         return [TextContent(text=f"{verb} cell {cell_id} at index {index}. %agent undo reverts it.")]
 
-    return AgentTool(name="notebook_edit", description=(
-        "Change the notebook: insert a cell (after cell_id or at index), replace a cell's source, or delete a "
-        "cell. Read the cell with notebook_read first: an edit of a cell that changed since is refused. The "
-        "user approves each edit and can undo it with %agent undo."), parameters=EditArgs, execute=execute,
-        label="Edit notebook")
+    return AgentTool(
+        name="notebook_edit",
+        description=(
+            "Change the notebook: insert a cell (after cell_id or at index), replace a cell's source, or delete a "
+            "cell. Read the cell with notebook_read first: an edit of a cell that changed since is refused. The "
+            "user approves each edit and can undo it with %agent undo."
+        ),
+        parameters=EditArgs,
+        execute=execute,
+        label="Edit notebook",
+    )
 
 
 def _operation(args: EditArgs, cells: list[Cell], state: NotebookReadState) -> dict[str, Any]:
@@ -207,7 +235,13 @@ def _run_tool(context: NotebookContext) -> AgentTool:
         status = "finished with an error" if failed else "finished"
         return [TextContent(text=f"Cell {args.cell_id} {status}.\n{text}"), *images]
 
-    return AgentTool(name="notebook_run", description=(
-        "Run a cell of the notebook in JupyterLab, as if the user ran it: its output lands in that cell. "
-        "Returns the cell's outputs (errors included) once it finished."), parameters=RunArgs, execute=execute,
-        label="Run cell")
+    return AgentTool(
+        name="notebook_run",
+        description=(
+            "Run a cell of the notebook in JupyterLab, as if the user ran it: its output lands in that cell. "
+            "Returns the cell's outputs (errors included) once it finished."
+        ),
+        parameters=RunArgs,
+        execute=execute,
+        label="Run cell",
+    )

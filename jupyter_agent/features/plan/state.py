@@ -72,7 +72,9 @@ class PlanState:
         built = []
         for position, item in enumerate(items, start=1):
             if isinstance(item, dict):
-                item = PlanItem(id=str(item.get("id") or position), text=item.get("text", ""), status=item.get("status", "pending"))
+                item = PlanItem(
+                    id=str(item.get("id") or position), text=item.get("text", ""), status=item.get("status", "pending")
+                )
             built.append(item)
         self._commit(_checked(built))
 
@@ -180,5 +182,12 @@ def _escape_markdown(text: str) -> str:
 
 
 __all__ = [
-    "MAX_ITEMS", "STATUSES", "PlanError", "PlanItem", "PlanState", "Status", "plan_markdown", "render_plan_text",
+    "MAX_ITEMS",
+    "STATUSES",
+    "PlanError",
+    "PlanItem",
+    "PlanState",
+    "Status",
+    "plan_markdown",
+    "render_plan_text",
 ]

@@ -36,8 +36,7 @@ class DetachedTarget:
     def send_run_started(self, session: str, cell_id: str | None = None) -> None:
         pass
 
-    def send_run_finished(self, session: str, cell_id: str | None = None, status: str = "completed",
-                          steps: int = 0) -> None:
+    def send_run_finished(self, session: str, cell_id: str | None = None, status: str = "completed", steps: int = 0) -> None:
         pass
 
     def send_materialize(self, cells: Sequence[CellSpec], parent_cell_hint: str | None = None) -> bool:
@@ -128,6 +127,10 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 
 
 __all__ = [
-    "DetachedTarget", "current_cell_id", "materialize_last_turn", "register_comm_target", "target_for",
+    "DetachedTarget",
+    "current_cell_id",
+    "materialize_last_turn",
+    "register_comm_target",
+    "target_for",
     "unregister_comm_target",
 ]

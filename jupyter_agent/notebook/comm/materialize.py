@@ -59,7 +59,7 @@ def python_cells(messages: Sequence[Message], *, session: str, model: str | None
 
 
 def last_turn_cells(messages: Sequence[Message], *, session: str, model: str | None = None) -> list[CellSpec]:
-    return python_cells(messages[turn_start(messages):], session=session, model=model)
+    return python_cells(messages[turn_start(messages) :], session=session, model=model)
 
 
 def combined_source(cells: Sequence[CellSpec]) -> str:
@@ -87,6 +87,11 @@ def materialize_fallback(shell: Any, cells: Sequence[CellSpec]) -> bool:
 
 
 __all__ = [
-    "CODE_ARGUMENT", "PYTHON_TOOL", "combined_source", "last_turn_cells", "materialize_fallback", "python_cells",
+    "CODE_ARGUMENT",
+    "PYTHON_TOOL",
+    "combined_source",
+    "last_turn_cells",
+    "materialize_fallback",
+    "python_cells",
     "turn_start",
 ]

@@ -31,8 +31,7 @@ class CommNotebookFrontend:
         return list(reply.cells or [])
 
     async def edit(self, operation: dict[str, Any]) -> dict[str, Any]:
-        reply = await self._ask(p.NotebookRequest(request_id=_new_id(), action="edit", operation=operation),
-                                READ_TIMEOUT)
+        reply = await self._ask(p.NotebookRequest(request_id=_new_id(), action="edit", operation=operation), READ_TIMEOUT)
         return {"cell": reply.cell, "index": reply.index}
 
     async def run_cell(self, cell_id: str, timeout: float) -> dict[str, Any]:

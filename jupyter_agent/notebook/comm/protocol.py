@@ -188,7 +188,8 @@ class NotebookRequest(ProtocolMessage):
 
 
 KernelMessage = Annotated[
-    Union[Welcome, RunStarted, RunFinished, Materialize, Sessions, Transcript, Reply, NotebookRequest], Field(discriminator="type")
+    Union[Welcome, RunStarted, RunFinished, Materialize, Sessions, Transcript, Reply, NotebookRequest],
+    Field(discriminator="type"),
 ]
 
 
@@ -206,8 +207,7 @@ def parse_frontend_message(data: Any) -> Hello | Stop | Steer | ListSessions | O
     request_id = data.get("request_id") if isinstance(data.get("request_id"), str) else None
     kind = data.get("type")
     if kind not in FRONTEND_TYPES:
-        raise ProtocolError(f"unknown message type {kind!r}; this kernel understands {', '.join(FRONTEND_TYPES)}",
-                            request_id)
+        raise ProtocolError(f"unknown message type {kind!r}; this kernel understands {', '.join(FRONTEND_TYPES)}", request_id)
     try:
         return _FRONTEND.validate_python(data)
     except ValidationError as error:
@@ -216,8 +216,31 @@ def parse_frontend_message(data: Any) -> Hello | Stop | Steer | ListSessions | O
 
 
 __all__ = [
-    "FRONTEND_TYPES", "PROTOCOL_VERSION", "TARGET_NAME", "CellSpec", "ProtocolMessage", "FrontendMessage", "Hello", "KernelMessage", "ListSessions",
-    "Materialize", "MaterializeRequest", "NotebookReply", "NotebookRequest", "OpenSession", "ProtocolError", "Provenance", "Reply", "RunFinished",
-    "RunStarted", "RunState", "SessionSummary", "Sessions", "Steer", "Stop", "Transcript", "Welcome",
+    "FRONTEND_TYPES",
+    "PROTOCOL_VERSION",
+    "TARGET_NAME",
+    "CellSpec",
+    "ProtocolMessage",
+    "FrontendMessage",
+    "Hello",
+    "KernelMessage",
+    "ListSessions",
+    "Materialize",
+    "MaterializeRequest",
+    "NotebookReply",
+    "NotebookRequest",
+    "OpenSession",
+    "ProtocolError",
+    "Provenance",
+    "Reply",
+    "RunFinished",
+    "RunStarted",
+    "RunState",
+    "SessionSummary",
+    "Sessions",
+    "Steer",
+    "Stop",
+    "Transcript",
+    "Welcome",
     "parse_frontend_message",
 ]

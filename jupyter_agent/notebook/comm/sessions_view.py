@@ -68,5 +68,4 @@ def transcript_markdown(messages: Sequence[Message]) -> str:
     return messages_document(messages, result_chars=RESULT_CHARS).markdown() + "\n"
 
 
-__all__ = ["RESULT_CHARS", "UnknownSessionError", "read_history", "session_file", "session_summaries",
-           "transcript_markdown"]
+__all__ = ["RESULT_CHARS", "UnknownSessionError", "read_history", "session_file", "session_summaries", "transcript_markdown"]

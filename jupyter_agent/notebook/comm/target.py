@@ -48,8 +48,7 @@ class AgentCommHandler(Protocol):
 class _Beacon(BaseComm):
     """A comm of the target that no frontend knows: it only shows up in ``comm_info_reply``."""
 
-    def publish_msg(self, msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None,
-                    **keys: Any) -> None:
+    def publish_msg(self, msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None, **keys: Any) -> None:
         pass  # never announced, so nothing (not even its close) may reach a frontend
 
 
@@ -92,8 +91,7 @@ class AgentCommTarget:
         self.runs[session] = p.RunState(session=session, cell_id=cell_id)
         self._broadcast(p.RunStarted(session=session, cell_id=cell_id))
 
-    def send_run_finished(self, session: str, cell_id: str | None = None, status: str = "completed",
-                          steps: int = 0) -> None:
+    def send_run_finished(self, session: str, cell_id: str | None = None, status: str = "completed", steps: int = 0) -> None:
         self.runs.pop(session, None)
         self.last_cell[session] = cell_id
         self._broadcast(p.RunFinished(session=session, cell_id=cell_id, status=status, steps=steps))
@@ -139,8 +137,11 @@ class AgentCommTarget:
         if not isinstance(hello, p.Hello):
             return self._refuse(comm, f"a comm must open with hello, not {hello.type}")
         if hello.version != p.PROTOCOL_VERSION:
-            return self._refuse(comm, f"the JupyterLab extension speaks protocol {hello.version} and this kernel's "
-                                      f"jupyter_agent speaks {p.PROTOCOL_VERSION}: install matching versions")
+            return self._refuse(
+                comm,
+                f"the JupyterLab extension speaks protocol {hello.version} and this kernel's "
+                f"jupyter_agent speaks {p.PROTOCOL_VERSION}: install matching versions",
+            )
         self.frontends[comm.comm_id] = comm
         comm.on_msg(lambda message: call_on_loop(self._loop, self.handle, comm, message.get("content", {}).get("data")))
         comm.on_close(lambda message: self.frontends.pop(comm.comm_id, None))
@@ -175,12 +176,16 @@ class AgentCommTarget:
             return p.Reply(request_id=message.request_id, ok=True, message=outcome)
         if isinstance(message, p.ListSessions):
             folder = self.handler.sessions_folder()
-            return p.Sessions(request_id=message.request_id, folder=str(folder) if folder else None,
-                              sessions=session_summaries(folder, running=self.runs))
+            return p.Sessions(
+                request_id=message.request_id,
+                folder=str(folder) if folder else None,
+                sessions=session_summaries(folder, running=self.runs),
+            )
         if isinstance(message, p.OpenSession):
             path = session_file(self.handler.sessions_folder(), message.session)
-            return p.Transcript(request_id=message.request_id, session=message.session,
-                                markdown=transcript_markdown(read_history(path)))
+            return p.Transcript(
+                request_id=message.request_id, session=message.session, markdown=transcript_markdown(read_history(path))
+            )
         if isinstance(message, p.MaterializeRequest):
             return self._materialize_answer(message)
         if isinstance(message, p.NotebookReply):
@@ -197,8 +202,11 @@ class AgentCommTarget:
             return p.Reply(request_id=request.request_id, ok=False, message="This notebook has no agent session yet.")
         cells = last_turn_cells(read_history(session_file(folder, name)), session=name)
         if not cells:
-            return p.Reply(request_id=request.request_id, ok=False,
-                           message=f"The last turn of session {name!r} ran no Python code that succeeded.")
+            return p.Reply(
+                request_id=request.request_id,
+                ok=False,
+                message=f"The last turn of session {name!r} ran no Python code that succeeded.",
+            )
         return p.Materialize(request_id=request.request_id, cells=cells, cell_id=self.last_cell.get(name))
 
     # -- plumbing ------------------------------------------------------------------------------
@@ -207,7 +215,6 @@ class AgentCommTarget:
         data = message.to_json()
         for comm in list(self.frontends.values()):
             _quietly(comm.send, data)
-
 
 
 def _most_recent(folder: Path | None) -> str | None:

@@ -74,8 +74,9 @@ class ApprovalBar:
         note = f' <span class="ja-note">{escape(reveal(label))}</span>' if label not in (name, "") else ""
         self._title.value = f"<b>Allow <code>{escape(name)}</code> to run?</b>{note}"
         args = fmt.field(request, "args", {})
-        self._args.value = (_diff_html(args) if name == "notebook_edit" and isinstance(args, dict) else "") \
-            + args_html(args, limit=None)
+        self._args.value = (_diff_html(args) if name == "notebook_edit" and isinstance(args, dict) else "") + args_html(
+            args, limit=None
+        )
         self.buttons["tool"].description = f"Allow {name} for this session"
         set_visible(self.widget, True)
 

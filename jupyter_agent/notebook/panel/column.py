@@ -17,8 +17,7 @@ GROUP_SIZE = 8
 class GrowingColumn:
     """Append-only column of widgets; `root` is the widget to place in the tree."""
 
-    def __init__(self, *, css_class: str, layout: W.Layout | None = None,
-                 group_size: int = GROUP_SIZE) -> None:
+    def __init__(self, *, css_class: str, layout: W.Layout | None = None, group_size: int = GROUP_SIZE) -> None:
         self._layout = layout
         self._group_size = group_size
         self._css_class = css_class

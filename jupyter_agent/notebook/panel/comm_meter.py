@@ -67,8 +67,10 @@ class CommMeter:
         return [
             item.data["state"]
             for item in self.sent
-            if item.comm_id == widget.model_id and item.msg_type == "comm_msg"
-            and isinstance(item.data, dict) and item.data.get("method") == "update"
+            if item.comm_id == widget.model_id
+            and item.msg_type == "comm_msg"
+            and isinstance(item.data, dict)
+            and item.data.get("method") == "update"
         ]
 
 
@@ -77,8 +79,7 @@ class _MeteredComm(BaseComm):
         self._meter = meter
         super().__init__(*args, **kwargs)
 
-    def publish_msg(self, msg_type: str, data: Any = None, metadata: Any = None,
-                    buffers: Any = None, **keys: Any) -> None:
+    def publish_msg(self, msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None, **keys: Any) -> None:
         content = {"comm_id": self.comm_id, "data": data or {}, **{k: v for k, v in keys.items() if v}}
         size = len(json.dumps(content, ensure_ascii=False, default=repr).encode("utf-8", "surrogateescape"))
         buffer_bytes = sum(memoryview(buffer).nbytes for buffer in buffers or ())

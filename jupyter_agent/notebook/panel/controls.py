@@ -39,10 +39,10 @@ class Controls:
         self.on_follow_up: Callable[[str], bool] | None = None
         self._note = note
         self.text = shared.textarea(placeholder=_PLACEHOLDER, rows=1)
-        self.steer_button = shared.button("Steer", icon="share",
-                                          tooltip="Send now: the agent reads it at its next step")
-        self.follow_up_button = shared.button("Follow-up", icon="reply",
-                                              tooltip="Queue it: the agent continues with it after its answer")
+        self.steer_button = shared.button("Steer", icon="share", tooltip="Send now: the agent reads it at its next step")
+        self.follow_up_button = shared.button(
+            "Follow-up", icon="reply", tooltip="Queue it: the agent continues with it after its answer"
+        )
         self.stop_button = shared.button("Stop", button_style="danger", icon="stop", tooltip="Stop the agent")
         self.steer_button.on_click(lambda _: self._send("steer"))
         self.follow_up_button.on_click(lambda _: self._send("follow_up"))
@@ -109,8 +109,7 @@ class Controls:
             self.queue_html.value = ""
             return
         lines = [
-            f"{SPINNER}queued {'steer' if delivery == 'steer' else 'follow-up'}: {escape(text)}"
-            for delivery, text in self.queued
+            f"{SPINNER}queued {'steer' if delivery == 'steer' else 'follow-up'}: {escape(text)}" for delivery, text in self.queued
         ]
         self.queue_html.value = "<br>".join(lines)
         set_visible(self.queue_html, True)

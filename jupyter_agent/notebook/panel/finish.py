@@ -41,8 +41,12 @@ def close_tree(root: W.Widget) -> int:
     return len(widgets)
 
 
-def replace_with_static(bundles: list[dict[str, str]], *, clear: Callable[[], None] | None = None,
-                        display: Callable[[dict[str, str]], None] | None = None) -> None:
+def replace_with_static(
+    bundles: list[dict[str, str]],
+    *,
+    clear: Callable[[], None] | None = None,
+    display: Callable[[dict[str, str]], None] | None = None,
+) -> None:
     """Clears the cell's output and displays ``bundles`` (built first: nothing is lost on failure)."""
     if clear is None:
         from IPython.display import clear_output
@@ -57,8 +61,9 @@ def replace_with_static(bundles: list[dict[str, str]], *, clear: Callable[[], No
         display(bundle)
 
 
-def finish_panel(panel: Any, *, clear: Callable[[], None] | None = None,
-                 display: Callable[[dict[str, str]], None] | None = None) -> None:
+def finish_panel(
+    panel: Any, *, clear: Callable[[], None] | None = None, display: Callable[[dict[str, str]], None] | None = None
+) -> None:
     """The panel's end: its static rendering in the cell, then its widgets closed."""
     bundles = panel.static_bundles()
     replace_with_static(bundles, clear=clear, display=display)

@@ -11,6 +11,7 @@ from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.shared import Shared
 from jupyter_agent.notebook.panel.status import STATES, RunStatus
 
+
 class Footer(RunStatus):
     """The status line of the panel, as an HTML widget."""
 
@@ -30,7 +31,11 @@ class Footer(RunStatus):
             parts.append(self.step_text())
         model = escape(self.model_label)
         if self.demo:  # once: the badge is the label when the label already names the demo
-            model = f'<span class="ja-demo">{model}</span>' if self.names_demo() else f'{model}<span class="ja-demo">offline demo model</span>'
+            model = (
+                f'<span class="ja-demo">{model}</span>'
+                if self.names_demo()
+                else f'{model}<span class="ja-demo">offline demo model</span>'
+            )
         parts.append(model)
         parts.extend(escape(item) for item in self.usage_items())
         parts.append(escape(fmt.elapsed(self.elapsed())))

@@ -67,6 +67,7 @@ def args_sections(args: Any, limit: int | None = ARGS_DISPLAY_CHARS) -> list[tup
     Invisible and bidi characters are revealed (see ``visible``); ``limit=None`` shows every
     character, as an approval must.
     """
+
     def shown(text: str) -> str:
         text = reveal(redact_secrets(text))
         return text if limit is None else truncate(text, limit)

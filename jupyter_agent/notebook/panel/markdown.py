@@ -49,8 +49,7 @@ class SafeHTMLRenderer(mistune.HTMLRenderer):
         return f"<pre><code{attribute}>{escape(code.rstrip(chr(10)))}</code></pre>\n"
 
 
-_MARKDOWN: Any = mistune.create_markdown(renderer=SafeHTMLRenderer(),
-                                         plugins=["table", "strikethrough", "url"])
+_MARKDOWN: Any = mistune.create_markdown(renderer=SafeHTMLRenderer(), plugins=["table", "strikethrough", "url"])
 # Deeper nesting is rendered as text: bounds the work on hostile input.
 _MARKDOWN.block.max_nested_level = 8
 

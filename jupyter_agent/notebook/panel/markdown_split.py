@@ -129,7 +129,7 @@ def _inside_cuts(source: str, block: _Block) -> list[Cut]:
         return [Cut(at, seam="block") for at in siblings[-1:]]
     if block.kind == "table":
         # starts: delimiter row, first body row, …; the header and delimiter are repeated.
-        reopen = source[block.start:starts[1]] if len(starts) > 1 else ""
+        reopen = source[block.start : starts[1]] if len(starts) > 1 else ""
         return [Cut(at, reopen=reopen, seam="block") for at in starts[2:][-1:]]
     if block.kind == "quote":
         return [Cut(at, seam="block") for at in starts[-1:]]
@@ -140,7 +140,7 @@ def _inside_cuts(source: str, block: _Block) -> list[Cut]:
 
 
 def _is_sibling_item(source: str, at: int, indent: int) -> bool:
-    line = source[at:source.find("\n", at) if "\n" in source[at:] else len(source)]
+    line = source[at : source.find("\n", at) if "\n" in source[at:] else len(source)]
     match = ITEM.match(line)
     return match is not None and len(match.group(1)) == indent
 

@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING
 import ipywidgets as W
 from ipywidgets.widgets.widget_string import HTMLStyle
 
+from jupyter_agent.features.delegation.view import ChildCards
+from jupyter_agent.features.memory.view import MemoryView
+from jupyter_agent.features.plan.view import PlanView
 from jupyter_agent.loop.abort import was_cancelled
 from jupyter_agent.notebook.panel import formatting as fmt
-from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.approval_bar import ApprovalBar
-from jupyter_agent.features.delegation.view import ChildCards
 from jupyter_agent.notebook.panel.coalescer import Clock, Coalescer, LoopClock, TimerHandle
 from jupyter_agent.notebook.panel.column import GrowingColumn
 from jupyter_agent.notebook.panel.controls import Controls
+from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.footer import Footer
 from jupyter_agent.notebook.panel.inline import escape
-from jupyter_agent.features.memory.view import MemoryView
-from jupyter_agent.features.plan.view import PlanView
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
 from jupyter_agent.notebook.panel.static_render import TranscriptRecorder
 from jupyter_agent.notebook.panel.status import TERMINAL, finish_state
@@ -67,12 +67,12 @@ def _controls_hook(name: str) -> property:
 class AgentPanel(EventRouter):
     """The live view of one `%%agent` turn; `widget` is what the cell displays."""
 
-    def __init__(self, *, model_label: str, session: str, context_window: int | None = None,
-                 demo: bool = False, clock: Clock | None = None) -> None:
+    def __init__(
+        self, *, model_label: str, session: str, context_window: int | None = None, demo: bool = False, clock: Clock | None = None
+    ) -> None:
         self._clock = clock or LoopClock()
         # What replaces the widgets when the turn ends (see ``finish``).
-        self.record = TranscriptRecorder(model_label=model_label, session=session,
-                                         context_window=context_window, demo=demo)
+        self.record = TranscriptRecorder(model_label=model_label, session=session, context_window=context_window, demo=demo)
         self._last_note = ""
         self._shared = Shared()
         self._body = GrowingColumn(css_class="ja-body", layout=self._shared.layout)
@@ -84,17 +84,27 @@ class AgentPanel(EventRouter):
         self._error = self._shared.html("", "ja-error", HIDDEN)
         self._note = self._shared.html("", "ja-note", HIDDEN)
         self.controls = Controls(note=self.note, shared=self._shared)
-        self.footer = Footer(model_label=model_label, session=session, context_window=context_window,
-                             demo=demo, clock=self._clock.now, shared=self._shared)
+        self.footer = Footer(
+            model_label=model_label,
+            session=session,
+            context_window=context_window,
+            demo=demo,
+            clock=self._clock.now,
+            shared=self._shared,
+        )
         self._stylesheet = self._shared.html(style_html(), "ja-hidden-style")
         self.widget = self._shared.vbox(self._sections(), "ja-panel", "ja-state-running")
-        self._coalescer = Coalescer(self._render_streams, ready=self._update_is_worth_it,
-                                    max_interval=MAX_LAG, clock=self._clock)
+        self._coalescer = Coalescer(self._render_streams, ready=self._update_is_worth_it, max_interval=MAX_LAG, clock=self._clock)
         self._text: MarkdownStream | None = None
         self._thinking: MarkdownStream | None = None
         self._cards: dict[str, ToolCard] = {}
-        self.children = ChildCards(shared=self._shared, clock=self._clock.now, flush=self._coalescer.flush,
-                                   poke=self._coalescer.poke, place=self._place_child)
+        self.children = ChildCards(
+            shared=self._shared,
+            clock=self._clock.now,
+            flush=self._coalescer.flush,
+            poke=self._coalescer.poke,
+            place=self._place_child,
+        )
         self._errors: list[str] = []
         self._footer_shown_at = self._clock.now()
         self._footer_timer: TimerHandle | None = None
@@ -186,8 +196,7 @@ class AgentPanel(EventRouter):
         self.record.show_error(text)
         self._errors.append(text)
         shown = self._errors[-5:]  # why: a failing loop must not grow the box without bound
-        self._error.value = "".join(
-            f"<b>Error</b><pre>{escape(fmt.truncate(text, 4000))}</pre>" for text in shown)
+        self._error.value = "".join(f"<b>Error</b><pre>{escape(fmt.truncate(text, 4000))}</pre>" for text in shown)
         set_visible(self._error, True)
 
     def note(self, text: str) -> None:
@@ -233,24 +242,36 @@ class AgentPanel(EventRouter):
         try:
             self.children.handle(child_id, event)
         except Exception as exc:  # noqa: BLE001 - a display problem must not end the sub-agent
-            self.show_error(f"panel could not show a sub-agent's {event.type} event: "
-                            f"{fmt.error_text(exc)}")
+            self.show_error(f"panel could not show a sub-agent's {event.type} event: {fmt.error_text(exc)}")
 
     def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
         """A "Materialize" button for a finished turn; ``materialize()`` says what it did."""
         label = f"Materialize {cells} cell{'s' if cells != 1 else ''}"
         # The button goes with the widgets when the turn ends; the saved cell says what still works.
-        self.record.note(f"{label}: run %agent materialize, or the command \"Materialize the Agent's Code\".")
-        button = self._shared.button(label, icon="plus-square", _dom_classes=("ja-materialize",),
-                                     tooltip="Insert the Python code the agent ran as cells below this one")
+        self.record.note(f'{label}: run %agent materialize, or the command "Materialize the Agent\'s Code".')
+        button = self._shared.button(
+            label,
+            icon="plus-square",
+            _dom_classes=("ja-materialize",),
+            tooltip="Insert the Python code the agent ran as cells below this one",
+        )
         button.on_click(lambda _button: self.note(materialize()))
         self.materialize_button = button
         self._arrange()
 
     def _sections(self) -> list[W.Widget]:
-        parts = [self._stylesheet, self.plan and self.plan.widget, self._body.root, self.memory and self.memory.widget,
-                 self.approval.widget, self._error, self._note, self.materialize_button, self.controls.widget,
-                 self.footer.widget]
+        parts = [
+            self._stylesheet,
+            self.plan and self.plan.widget,
+            self._body.root,
+            self.memory and self.memory.widget,
+            self.approval.widget,
+            self._error,
+            self._note,
+            self.materialize_button,
+            self.controls.widget,
+            self.footer.widget,
+        ]
         return [part for part in parts if part is not None]
 
     def _arrange(self) -> None:
@@ -280,8 +301,10 @@ class AgentPanel(EventRouter):
                 self._on_user_message(event)
             case "compacted":
                 self._end_streams()
-                text = (f"Context compacted: {event.dropped_messages} earlier messages summarized "
-                        f"({event.summary_chars:,} characters).")
+                text = (
+                    f"Context compacted: {event.dropped_messages} earlier messages summarized "
+                    f"({event.summary_chars:,} characters)."
+                )
                 self._body.append(self._shared.html(escape(text), "ja-event"))
             case "approval_request":
                 card = self._open_card(event.request.tool_name)
@@ -351,8 +374,7 @@ class AgentPanel(EventRouter):
 
     # Streams
     def _new_stream(self, css_class: str) -> MarkdownStream:
-        return MarkdownStream(css_class=css_class, layout=self._shared.layout,
-                              style=self._shared.style(HTMLStyle))
+        return MarkdownStream(css_class=css_class, layout=self._shared.layout, style=self._shared.style(HTMLStyle))
 
     def _streams(self) -> list[MarkdownStream]:
         own = [stream for stream in (self._text, self._thinking) if stream is not None]

@@ -43,8 +43,7 @@ class Shared:
 
     def accordion(self, child: W.Widget, title: str, *classes: str) -> W.Accordion:
         # selected_index=None: collapsed (ipywidgets opens the first child by default).
-        return W.Accordion([child], titles=(title,), selected_index=None, layout=self.layout,
-                           _dom_classes=classes)
+        return W.Accordion([child], titles=(title,), selected_index=None, layout=self.layout, _dom_classes=classes)
 
     def image(self, data: bytes, image_format: str) -> W.Image:
         return W.Image(value=data, format=image_format, layout=self.layout)

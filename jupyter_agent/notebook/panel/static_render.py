@@ -30,9 +30,11 @@ if TYPE_CHECKING:
 __all__ = ["STATIC_OUTPUT_CHARS", "StaticRenderer", "TranscriptRecorder", "fenced", "display_bundles"]
 
 
-HOW_TO_ALLOW = ("To allow mutating tools in a headless run, put -p yolo on the %%agent line, "
-                'or run %config AgentMagics.permissions = "yolo" before it, '
-                "or set JUPYTER_AGENT_PERMISSIONS=yolo (or readonly, ask) in the environment.")
+HOW_TO_ALLOW = (
+    "To allow mutating tools in a headless run, put -p yolo on the %%agent line, "
+    'or run %config AgentMagics.permissions = "yolo" before it, '
+    "or set JUPYTER_AGENT_PERMISSIONS=yolo (or readonly, ask) in the environment."
+)
 
 
 def headless_denial(name: str) -> str:
@@ -42,20 +44,24 @@ def headless_denial(name: str) -> str:
 class TranscriptRecorder(EventRouter):
     """Run events → a static document; the notes and plan the live panel shows are kept too."""
 
-    def __init__(self, *, model_label: str = "", session: str = "main", context_window: int | None = None,
-                 demo: bool = False) -> None:
-        self.status = RunStatus(model_label=model_label, session=session,
-                                context_window=context_window, demo=demo)
+    def __init__(
+        self, *, model_label: str = "", session: str = "main", context_window: int | None = None, demo: bool = False
+    ) -> None:
+        self.status = RunStatus(model_label=model_label, session=session, context_window=context_window, demo=demo)
         self.document = TranscriptDocument()
         self._text: list[str] = []
         self._plan = ""  # the latest plan, shown once when the turn ends
         self.finished = False  # the run's finish event arrived (and with it the summary line)
         self._handlers: dict[str, Callable[[Any], None]] = {
             "run_start": lambda e: self.status.start(getattr(e, "step_budget", None)),
-            "step_start": self._on_step_start, "text_delta": self._on_text,
-            "tool_call": self._on_tool_call, "tool_result": self._on_tool_result,
-            "step_finish": self._on_step_finish, "user_message": self._on_user_message,
-            "compacted": self._on_compacted, "finish": self._on_finish,
+            "step_start": self._on_step_start,
+            "text_delta": self._on_text,
+            "tool_call": self._on_tool_call,
+            "tool_result": self._on_tool_result,
+            "step_finish": self._on_step_finish,
+            "user_message": self._on_user_message,
+            "compacted": self._on_compacted,
+            "finish": self._on_finish,
             "error": lambda e: self.show_error(fmt.error_text(getattr(e, "error", e))),
         }
 
@@ -84,8 +90,7 @@ class TranscriptRecorder(EventRouter):
 
     def memory_saved(self, *changes: Any) -> None:
         for change in changes:
-            self.note(f"Memory {change.kind}: {change.name} — {change.summary} "
-                      f"(undo: %agent memory undo {change.name})")
+            self.note(f"Memory {change.kind}: {change.name} — {change.summary} (undo: %agent memory undo {change.name})")
 
     def child_event(self, child_id: str, event: Any) -> None:
         """One line per sub-agent when it ends; its report is the delegate tool's output."""
@@ -128,9 +133,13 @@ class TranscriptRecorder(EventRouter):
         self.document.tool_call(event.tool_call_id, event.name, getattr(event, "args", {}))
 
     def _on_tool_result(self, event: Any) -> None:
-        self.document.tool_result(event.tool_call_id, getattr(event, "name", "tool"), getattr(event, "content", []),
-                                  bool(getattr(event, "is_error", False)),
-                                  cancelled=was_cancelled(getattr(event, "details", None)))
+        self.document.tool_result(
+            event.tool_call_id,
+            getattr(event, "name", "tool"),
+            getattr(event, "content", []),
+            bool(getattr(event, "is_error", False)),
+            cancelled=was_cancelled(getattr(event, "details", None)),
+        )
 
     def _on_step_finish(self, event: Any) -> None:
         self.status.usage = getattr(event, "usage", None) or self.status.usage
@@ -157,9 +166,16 @@ class TranscriptRecorder(EventRouter):
 class StaticRenderer(TranscriptRecorder):
     """Same surface as AgentPanel; displays Markdown + HTML outputs at ``flush()``."""
 
-    def __init__(self, *, model_label: str = "", session: str = "main", context_window: int | None = None,
-                 demo: bool = False, approval: Decision = "deny",
-                 display: Callable[[dict[str, str]], None] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        model_label: str = "",
+        session: str = "main",
+        context_window: int | None = None,
+        demo: bool = False,
+        approval: Decision = "deny",
+        display: Callable[[dict[str, str]], None] | None = None,
+    ) -> None:
         super().__init__(model_label=model_label, session=session, context_window=context_window, demo=demo)
         # What ask() answers: a headless run cannot wait for a click.
         self.approval = approval

@@ -35,8 +35,15 @@ def finish_state(reason: str) -> tuple[str, str]:
 class RunStatus:
     """What the status line says, without widgets (the text renderers use it too)."""
 
-    def __init__(self, *, model_label: str, session: str, context_window: int | None, demo: bool,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        model_label: str,
+        session: str,
+        context_window: int | None,
+        demo: bool,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.model_label = model_label
         self.session = session
         self.context_window = context_window
@@ -101,6 +108,11 @@ class RunStatus:
     def summary(self) -> str:
         """The whole status as one plain line."""
         model = self.model_label if not self.demo or self.names_demo() else f"{self.model_label} (offline demo model)"
-        parts = [STATES[self.state][0] + " " + self.state_text(), self.step_text(), model,
-                 *self.usage_items(), fmt.elapsed(self.elapsed())]
+        parts = [
+            STATES[self.state][0] + " " + self.state_text(),
+            self.step_text(),
+            model,
+            *self.usage_items(),
+            fmt.elapsed(self.elapsed()),
+        ]
         return " · ".join(part for part in parts if part)

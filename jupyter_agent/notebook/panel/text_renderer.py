@@ -31,11 +31,17 @@ OUTPUT_LINES = 20
 class TextRenderer(EventRouter):
     """Same surface as AgentPanel, for a terminal."""
 
-    def __init__(self, *, model_label: str = "", session: str = "main", context_window: int | None = None,
-                 demo: bool = False, stream: TextIO | None = None,
-                 input_fn: Callable[[str], str] | None = None) -> None:
-        self.status = RunStatus(model_label=model_label, session=session,
-                                context_window=context_window, demo=demo)
+    def __init__(
+        self,
+        *,
+        model_label: str = "",
+        session: str = "main",
+        context_window: int | None = None,
+        demo: bool = False,
+        stream: TextIO | None = None,
+        input_fn: Callable[[str], str] | None = None,
+    ) -> None:
+        self.status = RunStatus(model_label=model_label, session=session, context_window=context_window, demo=demo)
         self.on_stop: Callable[[], None] | None = None
         self.on_steer: Callable[[str], bool] | None = None
         self.on_follow_up: Callable[[str], bool] | None = None
@@ -44,13 +50,17 @@ class TextRenderer(EventRouter):
         self._mode = ""  # "text" | "thinking" while a stream is open
         self._at_line_start = True
         self._handlers: dict[str, Callable[[Any], None]] = {
-            "run_start": self._on_run_start, "step_start": self._on_step_start,
+            "run_start": self._on_run_start,
+            "step_start": self._on_step_start,
             "text_delta": lambda e: self._stream("text", e.delta),
             "thinking_delta": lambda e: self._stream("thinking", e.delta),
-            "tool_call": self._on_tool_call, "tool_result": self._on_tool_result,
-            "step_finish": self._on_step_finish, "user_message": self._on_user_message,
+            "tool_call": self._on_tool_call,
+            "tool_result": self._on_tool_result,
+            "step_finish": self._on_step_finish,
+            "user_message": self._on_user_message,
             "compacted": lambda e: self.note(
-                f"context compacted: {getattr(e, 'dropped_messages', 0)} earlier messages summarized"),
+                f"context compacted: {getattr(e, 'dropped_messages', 0)} earlier messages summarized"
+            ),
             "finish": self._on_finish,
             "error": lambda e: self.show_error(fmt.error_text(getattr(e, "error", e))),
         }

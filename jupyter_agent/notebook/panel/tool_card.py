@@ -16,7 +16,6 @@ from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.shared import Shared
 
-
 LIVE_DISPLAY_CHARS = 20_000
 # Said while code runs: the kernel's Interrupt reaches it wherever a Stop click cannot.
 LIVE_LABEL = "output so far (running; ■ Interrupt stops it)"
@@ -38,8 +37,15 @@ def args_html(args: Any, limit: int | None = fmt.ARGS_DISPLAY_CHARS) -> str:
 class ToolCard:
     """The card of one tool call; `finish()` fills in its result."""
 
-    def __init__(self, tool_call_id: str, name: str, args: Any, *,
-                 clock: Callable[[], float] = time.monotonic, shared: Shared | None = None) -> None:
+    def __init__(
+        self,
+        tool_call_id: str,
+        name: str,
+        args: Any,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        shared: Shared | None = None,
+    ) -> None:
         self.tool_call_id = tool_call_id
         self.name = name
         self.args = args
@@ -112,7 +118,9 @@ class ToolCard:
         self.is_error = bool(is_error) and not cancelled
         took = fmt.elapsed(self._clock() - self._started)
         denied = self.is_error and "denied" in fmt.output_text(content).lower()[:200]
-        self.status = "cancelled" if cancelled else "denied" if denied else f"error · {took}" if self.is_error else f"done · {took}"
+        self.status = (
+            "cancelled" if cancelled else "denied" if denied else f"error · {took}" if self.is_error else f"done · {took}"
+        )
         text = fmt.truncate(fmt.output_text(content), fmt.OUTPUT_DISPLAY_CHARS)
         css = "ja-code ja-error-text" if self.is_error else "ja-code"
         label = "cancelled" if cancelled else "error" if self.is_error else "output"

@@ -23,8 +23,14 @@ PIECE_LIMIT = 500
 class MarkdownStream:
     """One run of assistant (or thinking) text rendered as Markdown while it streams."""
 
-    def __init__(self, *, css_class: str = "ja-stream", layout: W.Layout | None = None,
-                 style: W.Widget | None = None, piece_limit: int = PIECE_LIMIT) -> None:
+    def __init__(
+        self,
+        *,
+        css_class: str = "ja-stream",
+        layout: W.Layout | None = None,
+        style: W.Widget | None = None,
+        piece_limit: int = PIECE_LIMIT,
+    ) -> None:
         self._column = GrowingColumn(css_class=css_class, layout=layout)
         self.widget = self._column.root
         # Pieces share one layout and one style: otherwise each piece opens two more widgets.
@@ -65,7 +71,7 @@ class MarkdownStream:
     @property
     def live_source(self) -> str:
         """The text shown by the live piece (after its reopen prefix)."""
-        return self._source[self._keep:]
+        return self._source[self._keep :]
 
     def append(self, delta: str) -> None:
         if delta:
@@ -93,12 +99,12 @@ class MarkdownStream:
 
     def _freeze(self, cut: Cut) -> None:
         frozen = self._source[: cut.at]
-        self.frozen_sources.append(frozen[self._keep:])
+        self.frozen_sources.append(frozen[self._keep :])
         if cut.close:
             frozen = frozen + ("" if frozen.endswith("\n") else "\n") + cut.close
         self._show(self._piece_html(frozen, after=cut.seam))
         self._live = None
-        self._source = cut.reopen + self._source[cut.at:]
+        self._source = cut.reopen + self._source[cut.at :]
         self._keep = len(cut.reopen)
         self._seam_before = cut.seam
 

@@ -135,8 +135,7 @@ class TranscriptDocument:
 
     def markdown(self) -> str:
         """The whole document as Markdown; images as a marker."""
-        return "\n\n".join(_markdown_of(block) if not isinstance(block, Image) else "*[image]*"
-                           for block in self.blocks)
+        return "\n\n".join(_markdown_of(block) if not isinstance(block, Image) else "*[image]*" for block in self.blocks)
 
     def take(self) -> list[Block]:
         """The blocks added since the last ``take`` (an incremental display)."""
@@ -205,8 +204,11 @@ def messages_document(messages: Any, *, result_chars: int) -> TranscriptDocument
     for message in messages:
         if isinstance(message, UserMessage):
             content = message.content
-            text = content if isinstance(content, str) else "\n\n".join(
-                block.text if isinstance(block, TextContent) else "[image]" for block in content)
+            text = (
+                content
+                if isinstance(content, str)
+                else "\n\n".join(block.text if isinstance(block, TextContent) else "[image]" for block in content)
+            )
             document.heading("You")
             document.markdown_block(escape_markdown(text))
         elif isinstance(message, AssistantMessage):
@@ -221,8 +223,9 @@ def messages_document(messages: Any, *, result_chars: int) -> TranscriptDocument
                     result = results.get(block.id)
                     if result is not None:
                         content = [part for part in result.content if getattr(part, "type", "") == "text"]
-                        document.tool_result(block.id, block.name, content or [{"type": "text", "text": "(no output)"}],
-                                             result.is_error)
+                        document.tool_result(
+                            block.id, block.name, content or [{"type": "text", "text": "(no output)"}], result.is_error
+                        )
             if message.error_message:
                 document.markdown_block(f"**Error:** {escape_markdown(message.error_message)}")
     return document

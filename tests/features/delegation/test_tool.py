@@ -104,7 +104,9 @@ async def wait_for(predicate, timeout=5.0):
 def start(router, prompt, tools, *, sink=None, context_options=None, **run_options):
     model = router.parent.model()
     delegation = DelegationContext(model, router, tools=tools, on_child_event=sink, **(context_options or {}))
-    run = run_agent(model, prompt, system="parent system", tools=[*tools, delegate_tool(delegation)], stream_fn=router, **run_options)
+    run = run_agent(
+        model, prompt, system="parent system", tools=[*tools, delegate_tool(delegation)], stream_fn=router, **run_options
+    )
     delegation.attach(run)
     return run, delegation
 
@@ -122,7 +124,9 @@ def tool_result(result):
 
 
 async def test_a_child_runs_with_its_own_context_and_read_only_tools():
-    router = Router([delegate("count the rows of sales.csv"), reply("42 rows, says the sub-agent")], child=lambda c: reply("42 rows"))
+    router = Router(
+        [delegate("count the rows of sales.csv"), reply("42 rows, says the sub-agent")], child=lambda c: reply("42 rows")
+    )
     tools = [tool("echo"), tool("write", read_only=False), plan_tool(PlanState())]
     run, _ = start(router, "PARENT-SECRET: analyse sales.csv", tools)
     result = await run.result()
@@ -178,7 +182,9 @@ async def test_the_childs_usage_is_added_to_the_parent():
 
 
 async def test_a_child_cannot_exceed_the_parents_remaining_spend():
-    router = Router([delegate("loop forever", cost=0.3), reply("never")], child=lambda c: with_usage(tool_calls(call("echo")), 0.25))
+    router = Router(
+        [delegate("loop forever", cost=0.3), reply("never")], child=lambda c: with_usage(tool_calls(call("echo")), 0.25)
+    )
     sink = ChildEvents()
     run, _ = start(router, "go", [tool("echo")], sink=sink, max_spend_usd=1.0)
     result = await run.result()
@@ -192,7 +198,9 @@ async def test_a_child_cannot_exceed_the_parents_remaining_spend():
 
 
 async def test_children_running_at_once_share_the_remaining_spend():
-    router = Router([delegate("a", "b", "c", cost=0.3), reply("never")], child=lambda c: with_usage(tool_calls(call("echo")), 0.25))
+    router = Router(
+        [delegate("a", "b", "c", cost=0.3), reply("never")], child=lambda c: with_usage(tool_calls(call("echo")), 0.25)
+    )
     sink = ChildEvents()
     run, _ = start(router, "go", [tool("echo")], sink=sink, max_spend_usd=1.0)
     result = await run.result()
@@ -332,7 +340,9 @@ async def test_the_cap_holds_across_delegate_calls_sharing_a_context():
 
 def test_delegation_is_gated_only_when_a_child_could_mutate():
     model = ScriptedModel().model()
-    assert delegate_tool(DelegationContext(model, ScriptedModel(), tools=[tool("echo"), tool("write", read_only=False)])).read_only
+    assert delegate_tool(
+        DelegationContext(model, ScriptedModel(), tools=[tool("echo"), tool("write", read_only=False)])
+    ).read_only
     mutating = DelegationContext(model, ScriptedModel(), child_tools=[tool("write", read_only=False)])
     assert not delegate_tool(mutating).read_only
 

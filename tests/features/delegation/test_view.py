@@ -6,8 +6,13 @@ from jupyter_agent.notebook.panel.shared import Shared
 
 def make(placed):
     rendered = []
-    cards = ChildCards(shared=Shared(), clock=lambda: 0.0, flush=lambda: [s.render() for s in cards.streams()],
-                       poke=lambda: rendered.append(1), place=placed.append)
+    cards = ChildCards(
+        shared=Shared(),
+        clock=lambda: 0.0,
+        flush=lambda: [s.render() for s in cards.streams()],
+        poke=lambda: rendered.append(1),
+        place=placed.append,
+    )
     return cards, rendered
 
 

@@ -32,9 +32,22 @@ class HttpDemo:
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         # Through the launcher: the server dies with the test process even if pytest itself is killed.
         self.pidfile = new_pidfile("http-demo")
-        self.process = subprocess.Popen([sys.executable, "-S", "-I", str(LAUNCHER), str(self.pidfile), str(os.getpid()),
-                                         sys.executable, DEMO, "--http", str(self.port)],
-                                        stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-S",
+                "-I",
+                str(LAUNCHER),
+                str(self.pidfile),
+                str(os.getpid()),
+                sys.executable,
+                DEMO,
+                "--http",
+                str(self.port),
+            ],
+            stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_agent.features.mcp.config import CONFIGURED, expand, ConfigProblem, load_config, parse_servers, read_file, select
+from jupyter_agent.features.mcp.config import CONFIGURED, ConfigProblem, expand, load_config, parse_servers, read_file, select
 
 ENV = {"TOKEN": "tok-123456", "HOME": "/home/u"}
 
@@ -17,10 +17,12 @@ def write(path: Path, data) -> Path:
 
 
 def test_stdio_and_http_entries_with_expansion(tmp_path):
-    data = {"mcpServers": {
-        "files": {"command": "npx", "args": ["-y", "server", "${HOME}/data"], "env": {"API_TOKEN": "${TOKEN}"}, "cwd": "sub"},
-        "web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}, "callTimeout": 5},
-    }}
+    data = {
+        "mcpServers": {
+            "files": {"command": "npx", "args": ["-y", "server", "${HOME}/data"], "env": {"API_TOKEN": "${TOKEN}"}, "cwd": "sub"},
+            "web": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}, "callTimeout": 5},
+        }
+    }
     config = parse_servers(data, "x.json", ENV, tmp_path)
     files, web = config.servers["files"], config.servers["web"]
     assert (files.transport, files.command, files.args) == ("stdio", "npx", ("-y", "server", "/home/u/data"))
@@ -36,18 +38,21 @@ def test_a_default_after_colon_dash_and_an_unset_variable():
         expand("${MISSING}", {}, "args")
 
 
-@pytest.mark.parametrize("entry, problem", [
-    ({"command": "x", "args": "not a list"}, "args must be a list of strings"),
-    ({"args": []}, 'needs either "command" (stdio) or "url" (streamable HTTP)'),
-    ({"command": "x", "url": "http://a"}, 'needs either "command" (stdio) or "url" (streamable HTTP)'),
-    ({"url": "ftp://a"}, "url must start with http:// or https://, got 'ftp://a'"),
-    ({"command": "x", "env": {"A": 1}}, "env must be an object of strings"),
-    ({"type": "sse", "url": "http://a"}, "type 'sse' is not supported (use stdio, or http for streamable HTTP)"),
-    ({"command": "x", "startTimeout": 0}, "startTimeout must be a positive number of seconds"),
-    ({"command": "x", "comand": "y"}, "unknown key 'comand' (known: command, args, env, cwd, url, headers, type)"),
-    ({"command": "${NOPE}"}, None),  # command is not expanded: only env, args and headers are
-    ({"command": "x", "env": {"K": "${NOPE}"}}, "env.K uses ${NOPE}, which is not set"),
-])
+@pytest.mark.parametrize(
+    "entry, problem",
+    [
+        ({"command": "x", "args": "not a list"}, "args must be a list of strings"),
+        ({"args": []}, 'needs either "command" (stdio) or "url" (streamable HTTP)'),
+        ({"command": "x", "url": "http://a"}, 'needs either "command" (stdio) or "url" (streamable HTTP)'),
+        ({"url": "ftp://a"}, "url must start with http:// or https://, got 'ftp://a'"),
+        ({"command": "x", "env": {"A": 1}}, "env must be an object of strings"),
+        ({"type": "sse", "url": "http://a"}, "type 'sse' is not supported (use stdio, or http for streamable HTTP)"),
+        ({"command": "x", "startTimeout": 0}, "startTimeout must be a positive number of seconds"),
+        ({"command": "x", "comand": "y"}, "unknown key 'comand' (known: command, args, env, cwd, url, headers, type)"),
+        ({"command": "${NOPE}"}, None),  # command is not expanded: only env, args and headers are
+        ({"command": "x", "env": {"K": "${NOPE}"}}, "env.K uses ${NOPE}, which is not set"),
+    ],
+)
 def test_a_bad_entry_is_one_line_naming_the_source_and_server(tmp_path, entry, problem):
     config = parse_servers({"mcpServers": {"bad": entry, "good": {"command": "ok"}}}, "/p/.mcp.json", {}, tmp_path)
     assert "good" in config.servers
@@ -60,24 +65,34 @@ def test_a_bad_entry_is_one_line_naming_the_source_and_server(tmp_path, entry, p
 def test_a_malformed_file_is_one_clear_line(tmp_path):
     path = write(tmp_path / ".mcp.json", '{"mcpServers": {"a": {"command": "x",}}}')
     config = read_file(path, {})
-    assert config.servers == {} and config.problems == [f"MCP config {path}: invalid JSON at line 1 column 38: Expecting property name enclosed in double quotes"]
+    assert config.servers == {} and config.problems == [
+        f"MCP config {path}: invalid JSON at line 1 column 38: Expecting property name enclosed in double quotes"
+    ]
     assert read_file(tmp_path / "absent.json", {}) is None
     wrong = write(tmp_path / "list.json", "[1, 2]")
     assert read_file(wrong, {}).problems == [f'MCP config {wrong}: expected an object with "mcpServers", got a list']
 
 
 def test_precedence_configured_over_notebook_folder_over_workspace_over_user(tmp_path):
-    user = write(tmp_path / "home" / "mcp.json", {"mcpServers": {"a": {"command": "user"}, "b": {"command": "user"},
-                                                                  "c": {"command": "user"}, "d": {"command": "user"}}})
+    user = write(
+        tmp_path / "home" / "mcp.json",
+        {"mcpServers": {"a": {"command": "user"}, "b": {"command": "user"}, "c": {"command": "user"}, "d": {"command": "user"}}},
+    )
     workspace = tmp_path / "ws"
     notebook_dir = workspace / "notebooks"
-    write(workspace / ".mcp.json", {"mcpServers": {"b": {"command": "workspace"}, "c": {"command": "workspace"},
-                                                   "d": {"command": "workspace"}}})
+    write(
+        workspace / ".mcp.json",
+        {"mcpServers": {"b": {"command": "workspace"}, "c": {"command": "workspace"}, "d": {"command": "workspace"}}},
+    )
     write(notebook_dir / ".mcp.json", {"mcpServers": {"c": {"command": "notebook"}, "d": {"command": "notebook"}}})
     configured = {"d": {"command": "configured"}}
     config = load_config(notebook_dir, workspace, configured, environ={}, user_file=user)
     assert {name: server.command for name, server in config.servers.items()} == {
-        "a": "user", "b": "workspace", "c": "notebook", "d": "configured"}
+        "a": "user",
+        "b": "workspace",
+        "c": "notebook",
+        "d": "configured",
+    }
     assert config.servers["d"].source == CONFIGURED and config.servers["c"].source == str(notebook_dir / ".mcp.json")
     assert config.servers["c"].cwd == str(notebook_dir)  # a stdio server runs in its file's folder by default
 

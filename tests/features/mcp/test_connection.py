@@ -3,11 +3,11 @@
 import asyncio
 
 import pytest
+from mcp_servers import stdio_config
 
 from jupyter_agent.features.mcp.config import ServerConfig
 from jupyter_agent.features.mcp.connection import ServerConnection, ServerUnavailable
 from jupyter_agent.features.mcp.process import is_alive
-from mcp_servers import stdio_config
 
 pytestmark = pytest.mark.anyio
 

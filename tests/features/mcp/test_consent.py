@@ -9,8 +9,7 @@ pytestmark = pytest.mark.anyio
 
 
 def server(name="proj", source="/repo/.mcp.json", args=("--x",)):
-    return ServerConfig(name=name, source=source, transport="stdio", command="run-me", args=args,
-                        env={"TOKEN": "tok-999999"})
+    return ServerConfig(name=name, source=source, transport="stdio", command="run-me", args=args, env={"TOKEN": "tok-999999"})
 
 
 @pytest.fixture(autouse=True)
@@ -26,29 +25,43 @@ async def test_ask_mode_asks_and_allow_for_this_session_is_remembered(tmp_path):
         asked.append(request)
         return "tool"
 
-    allowed = await consent.consented([server()], mode="ask", ask=ask, redact=lambda t: t.replace("tok-999999", "[r]"),
-                                      problem=problems.append, trust=trust)
+    allowed = await consent.consented(
+        [server()], mode="ask", ask=ask, redact=lambda t: t.replace("tok-999999", "[r]"), problem=problems.append, trust=trust
+    )
     assert [s.name for s in allowed] == ["proj"] and problems == []
     [request] = asked
     assert request.tool_name == "MCP server proj" and request.label == "start the MCP server 'proj' defined in /repo/.mcp.json"
     assert request.args == {"command": "run-me", "args": ["--x"], "with": "env TOKEN"}  # names, never values
-    again = await consent.consented([server()], mode="ask", ask=lambda r: pytest.fail("asked twice"),
-                                    redact=str, problem=problems.append, trust=trust)
+    again = await consent.consented(
+        [server()], mode="ask", ask=lambda r: pytest.fail("asked twice"), redact=str, problem=problems.append, trust=trust
+    )
     assert [s.name for s in again] == ["proj"]
     changed = server(args=("--y",))  # another command is another question
-    assert await consent.consented([changed], mode="ask", ask=lambda r: "deny", redact=str, problem=problems.append,
-                                   trust=trust) == []
+    assert (
+        await consent.consented([changed], mode="ask", ask=lambda r: "deny", redact=str, problem=problems.append, trust=trust)
+        == []
+    )
 
 
 async def test_a_denial_holds_for_the_kernel_and_readonly_never_starts_one(tmp_path):
     problems = []
     trust = tmp_path / "t.json"
-    assert await consent.consented([server()], mode="ask", ask=lambda r: "deny", redact=str, problem=problems.append, trust=trust) == []
-    assert await consent.consented([server()], mode="ask", ask=lambda r: pytest.fail("asked again"), redact=str,
-                                   problem=problems.append, trust=trust) == []
+    assert (
+        await consent.consented([server()], mode="ask", ask=lambda r: "deny", redact=str, problem=problems.append, trust=trust)
+        == []
+    )
+    assert (
+        await consent.consented(
+            [server()], mode="ask", ask=lambda r: pytest.fail("asked again"), redact=str, problem=problems.append, trust=trust
+        )
+        == []
+    )
     assert problems == ["MCP server 'proj' from /repo/.mcp.json was not started: denied"] * 2
     problems.clear()
-    assert await consent.consented([server("other")], mode="readonly", ask=None, redact=str, problem=problems.append, trust=trust) == []
+    assert (
+        await consent.consented([server("other")], mode="readonly", ask=None, redact=str, problem=problems.append, trust=trust)
+        == []
+    )
     assert problems == ["MCP server 'other' from /repo/.mcp.json was not started: it needs approval (read-only mode)"]
     assert not trust.exists()
 

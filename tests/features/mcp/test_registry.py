@@ -4,10 +4,10 @@ import asyncio
 import dataclasses
 
 import pytest
+from mcp_servers import stdio_config
 
 from jupyter_agent.features.mcp.process import is_alive
 from jupyter_agent.features.mcp.registry import McpRegistry, log_path
-from mcp_servers import stdio_config
 
 pytestmark = pytest.mark.anyio
 

@@ -49,7 +49,14 @@ def test_answers_are_read_through_fences_and_prose(answer):
 
 @pytest.mark.parametrize(
     "answer",
-    ["", "Nothing worth remembering.", "{not json", '{"memories": "none"}', '{"memories": [1, "x", {"name": "a"}, {"name": " ", "content": "c"}]}', "null"],
+    [
+        "",
+        "Nothing worth remembering.",
+        "{not json",
+        '{"memories": "none"}',
+        '{"memories": [1, "x", {"name": "a"}, {"name": " ", "content": "c"}]}',
+        "null",
+    ],
 )
 def test_junk_means_no_changes(answer):
     assert parse_memories(answer) == []
@@ -89,7 +96,9 @@ async def test_the_existing_index_is_shown_and_an_unchanged_fact_is_not_rewritte
     assert (store.folder / "sales-dates.md").read_text() == before
 
 
-@pytest.mark.parametrize("response", [failure("provider down"), reply("I think nothing."), reply('{"memories": [{"name": "!!!", "content": "x"}]}')])
+@pytest.mark.parametrize(
+    "response", [failure("provider down"), reply("I think nothing."), reply('{"memories": [{"name": "!!!", "content": "x"}]}')]
+)
 async def test_failures_and_junk_change_nothing_and_never_raise(store, response):
     scripted = ScriptedModel([response])
     assert await extract_memories(scripted, scripted.model(), turn(), store) == []

@@ -36,7 +36,9 @@ async def test_memory_on_puts_the_index_in_the_next_request(tmp_path):
     assert [change.name for change in changes] == ["sales-dates"]
     assert (tmp_path / "analysis.agent" / "memory" / "sales-dates.md").exists()
     hook = system_sections_hook("base", [memory.system_section])
-    await run_agent(scripted.model(), "next turn", system="base", tools=memory.tools(), stream_fn=scripted, prepare_step=hook).result()
+    await run_agent(
+        scripted.model(), "next turn", system="base", tools=memory.tools(), stream_fn=scripted, prepare_step=hook
+    ).result()
     system = scripted.requests[-1].context.system_prompt
     assert system.startswith("base\n\n## Memory\n") and "- sales-dates: sales.csv dates are day-first" in system
     assert [tool.name for tool in scripted.requests[-1].context.tools] == ["memory"]
@@ -47,7 +49,9 @@ async def test_a_deleted_fact_is_gone_from_the_next_request(tmp_path):
     memory.store.write("old-units", "Revenue was in USD.", summary="revenue in USD")
     scripted = ScriptedModel([tool_calls(call("memory", {"action": "delete", "name": "old-units"})), reply("forgotten")])
     hook = system_sections_hook("base", [memory.system_section])
-    await run_agent(scripted.model(), "that is wrong now", system="base", tools=memory.tools(), stream_fn=scripted, prepare_step=hook).result()
+    await run_agent(
+        scripted.model(), "that is wrong now", system="base", tools=memory.tools(), stream_fn=scripted, prepare_step=hook
+    ).result()
     first, second = (request.context.system_prompt for request in scripted.requests)
     assert "- old-units: revenue in USD" in first
     assert "old-units" not in second and "(no notes saved yet)" in second

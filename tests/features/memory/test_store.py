@@ -37,19 +37,27 @@ def test_the_folder_sits_beside_the_notebook(tmp_path):
     assert MemoryStore.for_notebook(tmp_path / "analysis.ipynb").folder == tmp_path / "analysis.agent" / "memory"
 
 
-@pytest.mark.parametrize("name, slug", [("Sales dates", "sales-dates"), ("  CSV: ';' sep!", "csv-sep"), ("a" * 80, "a" * 60), ("!!!", "")])
+@pytest.mark.parametrize(
+    "name, slug", [("Sales dates", "sales-dates"), ("  CSV: ';' sep!", "csv-sep"), ("a" * 80, "a" * 60), ("!!!", "")]
+)
 def test_names_become_slugs(name, slug):
     assert slugify(name) == slug
 
 
 def test_a_fact_is_a_markdown_file_with_front_matter_and_the_index_lists_it(memory):
-    change = memory.write("Sales dates", "Dates in sales.csv are day-first.\nUse dayfirst=True.", summary="sales.csv dates are dd/mm")
+    change = memory.write(
+        "Sales dates", "Dates in sales.csv are day-first.\nUse dayfirst=True.", summary="sales.csv dates are dd/mm"
+    )
     assert (change.name, change.kind, change.before) == ("sales-dates", "created", None)
     text = (memory.folder / "sales-dates.md").read_text()
     assert text.startswith("---\nsummary: sales.csv dates are dd/mm\nupdated: 2025-01-01T")
     assert text.endswith("---\nDates in sales.csv are day-first.\nUse dayfirst=True.\n")
     fact = memory.read("sales dates")
-    assert (fact.name, fact.summary, fact.content) == ("sales-dates", "sales.csv dates are dd/mm", "Dates in sales.csv are day-first.\nUse dayfirst=True.")
+    assert (fact.name, fact.summary, fact.content) == (
+        "sales-dates",
+        "sales.csv dates are dd/mm",
+        "Dates in sales.csv are day-first.\nUse dayfirst=True.",
+    )
     assert memory.index_path.read_text() == "# Memory\n\n- sales-dates: sales.csv dates are dd/mm\n"
 
 
@@ -105,7 +113,10 @@ def test_the_index_is_capped_in_entries_and_characters_with_a_note_for_the_rest(
         memory.write(f"fact-{number:03d}", f"short fact {number}")
     lines = memory.index_text().splitlines()
     assert len(lines) == INDEX_MAX_ENTRIES + 1
-    assert lines[0].startswith("- fact-054:") and lines[-1] == "- ... 15 older fact(s) not listed; `memory` with action list shows all."
+    assert (
+        lines[0].startswith("- fact-054:")
+        and lines[-1] == "- ... 15 older fact(s) not listed; `memory` with action list shows all."
+    )
     for number in range(30):
         memory.write(f"long-{number:02d}", "y", summary="z" * 119)
     index = memory.index_text()

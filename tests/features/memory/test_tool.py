@@ -25,7 +25,9 @@ def use(store, changes):
     tool = memory_tool(store, on_change=changes.append)
 
     async def call(**arguments):
-        return await execute_tool(ToolCall(id="m", name="memory", arguments=arguments), {"memory": tool}, AbortController().signal)
+        return await execute_tool(
+            ToolCall(id="m", name="memory", arguments=arguments), {"memory": tool}, AbortController().signal
+        )
 
     return call
 
@@ -57,7 +59,7 @@ async def test_delete_and_undo_through_the_reported_change(use, store, changes):
         ({"action": "delete", "name": "nope"}, "No memory note named 'nope'."),
         ({"action": "write", "name": "a"}, "action=write needs content: the complete fact."),
         ({"action": "write", "name": "memory", "content": "x"}, "The name 'memory' is reserved for the index; choose another."),
-        ({"action": "forget", "name": "a"}, "Validation failed for tool \"memory\""),
+        ({"action": "forget", "name": "a"}, 'Validation failed for tool "memory"'),
     ],
 )
 async def test_refusals_are_error_results(use, changes, arguments, message):
@@ -80,4 +82,6 @@ def test_only_writes_and_deletes_count_as_mutating(store):
 
     tool = memory_tool(store)
     assert not tool.read_only
-    assert [tool.read_only_call(MemoryArgs(action=action, name="n", content="c")) for action in ("list", "read", "write", "delete")] == [True, True, False, False]
+    assert [
+        tool.read_only_call(MemoryArgs(action=action, name="n", content="c")) for action in ("list", "read", "write", "delete")
+    ] == [True, True, False, False]

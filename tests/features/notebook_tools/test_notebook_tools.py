@@ -18,13 +18,33 @@ pytestmark = pytest.mark.anyio
 NOTEBOOK = {
     "cells": [
         {"id": "intro", "cell_type": "markdown", "source": ["# Sales\n", "Quarterly revenue."], "metadata": {}},
-        {"id": "load", "cell_type": "code", "source": "df = load()", "execution_count": 1, "metadata": {},
-         "outputs": [{"output_type": "error", "ename": "NameError", "evalue": "name 'load' is not defined",
-                      "traceback": ["\x1b[31mTraceback\x1b[0m", "  cell 1", "NameError: name 'load' is not defined"]}]},
-        {"id": "plot", "cell_type": "code", "source": "df.plot()", "execution_count": 2, "metadata": {},
-         "outputs": [{"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"}}]},
+        {
+            "id": "load",
+            "cell_type": "code",
+            "source": "df = load()",
+            "execution_count": 1,
+            "metadata": {},
+            "outputs": [
+                {
+                    "output_type": "error",
+                    "ename": "NameError",
+                    "evalue": "name 'load' is not defined",
+                    "traceback": ["\x1b[31mTraceback\x1b[0m", "  cell 1", "NameError: name 'load' is not defined"],
+                }
+            ],
+        },
+        {
+            "id": "plot",
+            "cell_type": "code",
+            "source": "df.plot()",
+            "execution_count": 2,
+            "metadata": {},
+            "outputs": [{"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"}}],
+        },
     ],
-    "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    "metadata": {},
+    "nbformat": 4,
+    "nbformat_minor": 5,
 }
 
 
@@ -103,8 +123,7 @@ async def test_read_of_chosen_cells_attaches_images(notebook_file):
 async def test_edit_is_refused_when_stale_and_recorded_for_undo(tmp_path):
     frontend = FakeFrontend([dict(cell) for cell in NOTEBOOK["cells"]])
     log = NotebookEditLog(tmp_path / "edits.jsonl")
-    context = NotebookContext(frontend=frontend, notebook_path=lambda: None, user_ns={}, edit_log=log,
-                              current_step=lambda: 2)
+    context = NotebookContext(frontend=frontend, notebook_path=lambda: None, user_ns={}, edit_log=log, current_step=lambda: 2)
     named = tools(context)
     with pytest.raises(ToolError, match="cell load was not read yet"):
         await call(named["notebook_edit"], op="replace", cell_id="load", source="df = 1")

@@ -29,7 +29,9 @@ def test_every_change_is_saved_and_loads_back(session_file):
     state = PlanFile(session_file).state()
     state.replace([{"text": "Load", "status": "in_progress"}, {"text": "Plot"}])
     saved = json.loads(plan_path(session_file).read_text())
-    assert saved == {"items": [{"id": "1", "text": "Load", "status": "in_progress"}, {"id": "2", "text": "Plot", "status": "pending"}]}
+    assert saved == {
+        "items": [{"id": "1", "text": "Load", "status": "in_progress"}, {"id": "2", "text": "Plot", "status": "pending"}]
+    }
     state.update([{"id": "1", "status": "done"}])
     assert PlanFile(session_file).load().items == state.items
     assert not list(session_file.parent.glob("*.tmp"))
@@ -55,15 +57,19 @@ def test_a_forked_session_gets_a_copy(session_file):
 
 async def test_plan_updates_of_a_run_survive_a_restart(session_file):
     state = PlanFile(session_file).state()
-    scripted = ScriptedModel([
-        tool_calls(call("plan", {"items": [{"text": "Load", "status": "done"}, {"text": "Plot", "status": "in_progress"}]})),
-        reply("paused"),
-    ])
+    scripted = ScriptedModel(
+        [
+            tool_calls(call("plan", {"items": [{"text": "Load", "status": "done"}, {"text": "Plot", "status": "in_progress"}]})),
+            reply("paused"),
+        ]
+    )
     await run_agent(scripted.model(), "go", tools=[plan_tool(state)], stream_fn=scripted).result()
 
     # A new kernel: the plan is read from disk and reaches the first request of the next turn.
     resumed = PlanFile(session_file).state()
     scripted = ScriptedModel([reply("continuing")])
     hook = system_sections_hook("base", [lambda: plan_system_section(resumed)])
-    await run_agent(scripted.model(), "continue", system="base", tools=[plan_tool(resumed)], stream_fn=scripted, prepare_step=hook).result()
+    await run_agent(
+        scripted.model(), "continue", system="base", tools=[plan_tool(resumed)], stream_fn=scripted, prepare_step=hook
+    ).result()
     assert scripted.requests[0].context.system_prompt.endswith("[x] 1. Load\n[>] 2. Plot")

@@ -37,16 +37,35 @@ async def test_after_a_compaction_the_next_request_still_carries_the_current_pla
     state = PlanState()
     big = Usage(input=1_000, output=10, total_tokens=1_010)
     echo = call("echo", {"value": 1})
-    scripted = ScriptedModel([
-        ScriptedResponse(content=tool_calls(call("plan", {"items": [{"text": "Load", "status": "in_progress"}, {"text": "Plot"}]})).content, usage=big),
-        ScriptedResponse(content=tool_calls(call("plan", {"updates": [{"id": "1", "status": "done"}, {"id": "2", "status": "in_progress"}]})).content, usage=big),
-        ScriptedResponse(content=tool_calls(echo).content, usage=big),
-        reply("all done"),
-    ])
+    scripted = ScriptedModel(
+        [
+            ScriptedResponse(
+                content=tool_calls(
+                    call("plan", {"items": [{"text": "Load", "status": "in_progress"}, {"text": "Plot"}]})
+                ).content,
+                usage=big,
+            ),
+            ScriptedResponse(
+                content=tool_calls(
+                    call("plan", {"updates": [{"id": "1", "status": "done"}, {"id": "2", "status": "in_progress"}]})
+                ).content,
+                usage=big,
+            ),
+            ScriptedResponse(content=tool_calls(echo).content, usage=big),
+            reply("all done"),
+        ]
+    )
     prepare_step = system_sections_hook("You analyse data.", [lambda: plan_system_section(state)])
     run = run_agent(
-        scripted.model(), "Load and plot", system="You analyse data.", tools=[plan_tool(state), echo_tool()], stream_fn=scripted,
-        compaction="truncate", compact_at_tokens=500, compact_keep_recent=2, prepare_step=prepare_step,
+        scripted.model(),
+        "Load and plot",
+        system="You analyse data.",
+        tools=[plan_tool(state), echo_tool()],
+        stream_fn=scripted,
+        compaction="truncate",
+        compact_at_tokens=500,
+        compact_keep_recent=2,
+        prepare_step=prepare_step,
     )
     result = await run.result()
     assert result.compactions >= 1 and result.reason == "completed"

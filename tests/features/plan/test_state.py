@@ -64,7 +64,9 @@ def test_json_round_trip_and_bad_documents():
     with pytest.raises(PlanError, match="an object with an 'items' list"):
         PlanState.from_json({"steps": []})
     with pytest.raises(PlanError, match="Only one item can be in progress"):
-        PlanState.from_json({"items": [{"id": "1", "text": "a", "status": "in_progress"}, {"id": "2", "text": "b", "status": "in_progress"}]})
+        PlanState.from_json(
+            {"items": [{"id": "1", "text": "a", "status": "in_progress"}, {"id": "2", "text": "b", "status": "in_progress"}]}
+        )
 
 
 def test_listeners_hear_accepted_changes_only_and_a_broken_one_is_contained(caplog):
@@ -80,7 +82,6 @@ def test_listeners_hear_accepted_changes_only_and_a_broken_one_is_contained(capl
     state.clear()
     assert heard == [[("1", "pending")]]
     assert state.items == [] and "plan on_change listener failed" in caplog.text
-
 
 
 def test_renderings():

@@ -66,13 +66,17 @@ def hello(version: int = 1) -> dict:
     return {"content": {"data": {"type": "hello", "version": version, "client": "test"}}}
 
 
-def record_turn(store: SessionStore, prompt: str, codes: list[str], *, failing: tuple[int, ...] = (),
-                model: str = "test-model") -> None:
+def record_turn(
+    store: SessionStore, prompt: str, codes: list[str], *, failing: tuple[int, ...] = (), model: str = "test-model"
+) -> None:
     """A turn that ran each code with the python tool (one step each), then answered."""
     store.append(UserMessage(content=prompt))
     for index, code in enumerate(codes):
         call = ToolCall(id=f"{prompt}-{index}", name="python", arguments={"code": code})
         store.append(AssistantMessage(content=[call], model=model, stop_reason="tool_use"))
-        store.append(ToolResultMessage(tool_call_id=call.id, tool_name="python", is_error=index in failing,
-                                       content=[TextContent(text=f"out {index}")]))
+        store.append(
+            ToolResultMessage(
+                tool_call_id=call.id, tool_name="python", is_error=index in failing, content=[TextContent(text=f"out {index}")]
+            )
+        )
     store.append(AssistantMessage(content=[TextContent(text=f"Done: {prompt}")], model=model))

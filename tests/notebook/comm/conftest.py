@@ -11,6 +11,7 @@ from comm.base_comm import CommManager
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
 from comm_fakes import RecordingHandler, record_turn  # noqa: E402
+
 from jupyter_agent.session import SessionStore  # noqa: E402
 
 

@@ -1,7 +1,7 @@
 import pytest
 from comm.base_comm import CommManager
-
 from comm_fakes import FakeComm, hello, record_turn
+
 from jupyter_agent.notebook.comm import (
     DetachedTarget,
     current_cell_id,
@@ -73,8 +73,9 @@ def test_materialize_without_a_frontend_fills_the_next_input(handler, folder, se
     register_comm_target(shell, handler)
     message = materialize_last_turn(shell, folder)
     assert message == "The code of 2 cells of session 'main' is in the next input."
-    assert shell.next_inputs == ["# agent session 'main', step 1 (test-model)\ny = 2\n\n"
-                                 "# agent session 'main', step 2 (test-model)\nprint(y)\n"]
+    assert shell.next_inputs == [
+        "# agent session 'main', step 1 (test-model)\ny = 2\n\n# agent session 'main', step 2 (test-model)\nprint(y)\n"
+    ]
 
 
 def test_materialize_with_a_frontend_inserts_cells_below_the_agent_cell(handler, folder, session):

@@ -21,9 +21,11 @@ def test_cells_are_the_successful_python_calls_in_order_with_their_step_and_mode
     messages = [
         UserMessage(content="plot it"),
         AssistantMessage(content=[call("a", "import pandas as pd\n"), call("b", "raise ValueError")], model="m1"),
-        result("a"), result("b", error=True),
+        result("a"),
+        result("b", error=True),
         AssistantMessage(content=[call("c", "/tmp/x", name="read"), call("d", "df.plot()")], model="m2"),
-        result("c"), result("d"),
+        result("c"),
+        result("d"),
         AssistantMessage(content=[call("e", "never answered")], model="m2"),
     ]
     assert python_cells(messages, session="main") == [
@@ -39,9 +41,15 @@ def test_the_model_falls_back_to_the_given_one():
 
 def test_a_turn_starts_at_a_prompt_not_at_a_steer():
     first = [UserMessage(content="one"), AssistantMessage(content=[TextContent(text="done")])]
-    second = [UserMessage(content="two"), AssistantMessage(content=[call("a", "x = 1")]), result("a"),
-              UserMessage(content="steer: use y"), AssistantMessage(content=[call("b", "y = 1")]), result("b"),
-              AssistantMessage(content=[TextContent(text="done")])]
+    second = [
+        UserMessage(content="two"),
+        AssistantMessage(content=[call("a", "x = 1")]),
+        result("a"),
+        UserMessage(content="steer: use y"),
+        AssistantMessage(content=[call("b", "y = 1")]),
+        result("b"),
+        AssistantMessage(content=[TextContent(text="done")]),
+    ]
     assert turn_start(first + second) == 2
     assert turn_start([]) == 0
     codes = [cell.code for cell in last_turn_cells(first + second, session="main")]
@@ -49,8 +57,10 @@ def test_a_turn_starts_at_a_prompt_not_at_a_steer():
 
 
 def test_the_fallback_puts_all_code_into_the_next_input():
-    cells = [CellSpec(code="x = 1", metadata=Provenance(session="main", step=1, model="m")),
-             CellSpec(code="print(x)", metadata=Provenance(session="main", step=3))]
+    cells = [
+        CellSpec(code="x = 1", metadata=Provenance(session="main", step=1, model="m")),
+        CellSpec(code="print(x)", metadata=Provenance(session="main", step=3)),
+    ]
 
     class Shell:
         calls = []
@@ -61,8 +71,7 @@ def test_the_fallback_puts_all_code_into_the_next_input():
     shell = Shell()
     assert materialize_fallback(shell, cells) is True
     assert shell.calls == [(combined_source(cells), False)]
-    assert combined_source(cells) == ("# agent session 'main', step 1 (m)\nx = 1\n\n"
-                                      "# agent session 'main', step 3\nprint(x)\n")
+    assert combined_source(cells) == ("# agent session 'main', step 1 (m)\nx = 1\n\n# agent session 'main', step 3\nprint(x)\n")
 
 
 def test_the_fallback_needs_cells_and_a_shell_that_takes_input():

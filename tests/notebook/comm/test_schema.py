@@ -6,8 +6,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from comm_fakes import FakeComm, hello
+
 from jupyter_agent.notebook.comm import protocol as p
 from jupyter_agent.notebook.comm.protocol import TARGET_NAME
 from jupyter_agent.notebook.comm.schema import SCHEMA_PATH, protocol_schema, schema_text
@@ -24,7 +24,8 @@ def check(definition, message):
 
 def test_the_checked_in_schema_is_generated_from_the_models():
     assert (ROOT / SCHEMA_PATH).read_text(encoding="utf-8") == schema_text(), (
-        f"{SCHEMA_PATH} is stale: run python -m jupyter_agent.notebook.comm.schema > {SCHEMA_PATH}")
+        f"{SCHEMA_PATH} is stale: run python -m jupyter_agent.notebook.comm.schema > {SCHEMA_PATH}"
+    )
     assert SCHEMA["x-protocol-version"] == p.PROTOCOL_VERSION and SCHEMA["x-target-name"] == TARGET_NAME
 
 
@@ -35,12 +36,16 @@ def kernel_samples():
         p.RunStarted(session="main"),
         p.RunFinished(session="main", cell_id="c1", status="completed", steps=3),
         p.Materialize(cells=[cell], cell_id="c1", request_id="r1"),
-        p.Sessions(request_id="r2", folder="/nb/analysis.agent",
-                   sessions=[p.SessionSummary(name="main", messages=4, last_activity="2026-12-01T10:00:00Z")]),
+        p.Sessions(
+            request_id="r2",
+            folder="/nb/analysis.agent",
+            sessions=[p.SessionSummary(name="main", messages=4, last_activity="2026-12-01T10:00:00Z")],
+        ),
         p.Transcript(request_id="r3", session="main", markdown="### You\n\nhi"),
         p.Reply(request_id=None, ok=False, message="No agent is running."),
-        p.NotebookRequest(request_id="r4", action="edit",
-                          operation={"op": "replace", "cell_id": "c2", "source": "x = 2", "cell_type": "code"}),
+        p.NotebookRequest(
+            request_id="r4", action="edit", operation={"op": "replace", "cell_id": "c2", "source": "x = 2", "cell_type": "code"}
+        ),
     ]
 
 
@@ -67,11 +72,15 @@ def test_what_the_target_really_sends_validates(handler, manager):
 
 
 def test_frontend_messages_validate_and_bad_ones_do_not():
-    for message in [{"type": "hello", "version": 1}, {"type": "stop", "request_id": "r", "session": None},
-                    {"type": "steer", "request_id": "r", "text": "faster"}, {"type": "list_sessions", "request_id": "r"},
-                    {"type": "open_session", "request_id": "r", "session": "main"},
-                    {"type": "materialize_request", "request_id": "r"},
-                    {"type": "notebook_reply", "request_id": "r", "ok": True, "cells": [], "index": None}]:
+    for message in [
+        {"type": "hello", "version": 1},
+        {"type": "stop", "request_id": "r", "session": None},
+        {"type": "steer", "request_id": "r", "text": "faster"},
+        {"type": "list_sessions", "request_id": "r"},
+        {"type": "open_session", "request_id": "r", "session": "main"},
+        {"type": "materialize_request", "request_id": "r"},
+        {"type": "notebook_reply", "request_id": "r", "ok": True, "cells": [], "index": None},
+    ]:
         check("FrontendMessage", message)
         p.parse_frontend_message(message)
     with pytest.raises(jsonschema.ValidationError):

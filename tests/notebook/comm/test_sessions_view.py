@@ -13,8 +13,13 @@ from jupyter_agent.notebook.comm.sessions_view import (
 
 def test_summaries_list_messages_activity_model_cost_and_running(folder, session):
     [summary] = session_summaries(folder, running={"main"})
-    assert (summary.name, summary.messages, summary.model, summary.cost_usd, summary.running) == \
-        ("main", 10, "test-model", 0.25, True)
+    assert (summary.name, summary.messages, summary.model, summary.cost_usd, summary.running) == (
+        "main",
+        10,
+        "test-model",
+        0.25,
+        True,
+    )
     assert summary.last_activity.endswith("+00:00")
     assert session_summaries(folder)[0].running is False
 
@@ -40,8 +45,7 @@ def test_the_transcript_shows_prompts_answers_code_results_and_errors():
     other = ToolCall(id="b", name="read", arguments={"path": "x.csv"})
     messages = [
         UserMessage(content="Load it"),
-        AssistantMessage(content=[ThinkingContent(thinking="hmm"), TextContent(text="Loading."), call, other],
-                         model="m1"),
+        AssistantMessage(content=[ThinkingContent(thinking="hmm"), TextContent(text="Loading."), call, other], model="m1"),
         ToolResultMessage(tool_call_id="a", tool_name="python", content=[TextContent(text="```")]),
         ToolResultMessage(tool_call_id="b", tool_name="read", is_error=True, content=[TextContent(text="missing")]),
         AssistantMessage(content=[TextContent(text="**Done**")], error_message="rate limited"),
@@ -55,7 +59,7 @@ def test_the_transcript_shows_prompts_answers_code_results_and_errors():
         "<details><summary>python · print(&#x27;```&#x27;) · done</summary>\n\n"
         "code:\n\n````python\nprint('```')\n````\n\noutput:\n\n````\n```\n````\n\n</details>\n\n"
         "<details><summary>read · x.csv · error</summary>\n\n"
-        "arguments:\n\n```json\n{\n  \"path\": \"x.csv\"\n}\n```\n\nerror:\n\n```\nmissing\n```\n\n</details>\n\n"
+        'arguments:\n\n```json\n{\n  "path": "x.csv"\n}\n```\n\nerror:\n\n```\nmissing\n```\n\n</details>\n\n'
         "### Agent\n\n**Done**\n\n**Error:** rate limited\n"
     )
 
@@ -64,8 +68,7 @@ def test_long_results_are_cut_and_unanswered_calls_say_so():
     call = ToolCall(id="a", name="python", arguments={"code": "x"})
     long = ToolResultMessage(tool_call_id="a", tool_name="python", content=[TextContent(text="y" * (RESULT_CHARS + 5))])
     assert "… (5 more characters not shown)" in transcript_markdown([AssistantMessage(content=[call]), long])
-    assert "*(no result: the turn stopped before the tool finished)*" in \
-        transcript_markdown([AssistantMessage(content=[call])])
+    assert "*(no result: the turn stopped before the tool finished)*" in transcript_markdown([AssistantMessage(content=[call])])
 
 
 def test_an_empty_session_says_so():

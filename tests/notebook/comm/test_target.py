@@ -2,8 +2,8 @@ import asyncio
 import threading
 
 import pytest
-
 from comm_fakes import FakeComm, hello
+
 from jupyter_agent.notebook.comm.protocol import PROTOCOL_VERSION, TARGET_NAME, CellSpec, Provenance
 from jupyter_agent.notebook.comm.target import AgentCommTarget
 from jupyter_agent.testing.waiting import wait_until
@@ -44,9 +44,15 @@ def test_a_frontend_of_another_protocol_version_is_refused(target, manager):
     comm = FakeComm()
     manager.targets[TARGET_NAME](comm, hello(version=PROTOCOL_VERSION + 1))
     assert comm.closed and not target.connected
-    assert comm.last == {"type": "reply", "request_id": None, "ok": False, "message": (
-        f"the JupyterLab extension speaks protocol {PROTOCOL_VERSION + 1} and this kernel's jupyter_agent "
-        f"speaks {PROTOCOL_VERSION}: install matching versions")}
+    assert comm.last == {
+        "type": "reply",
+        "request_id": None,
+        "ok": False,
+        "message": (
+            f"the JupyterLab extension speaks protocol {PROTOCOL_VERSION + 1} and this kernel's jupyter_agent "
+            f"speaks {PROTOCOL_VERSION}: install matching versions"
+        ),
+    }
 
 
 def test_a_comm_must_open_with_hello(target, manager):
@@ -107,8 +113,7 @@ def test_a_materialize_request_answers_with_the_last_turn_below_its_cell(target,
 def test_a_materialize_request_without_sessions_explains(target, manager):
     comm = connect(target, manager)
     comm.receive({"type": "materialize_request", "request_id": "r1"})
-    assert comm.last == {"type": "reply", "request_id": "r1", "ok": False,
-                         "message": "This notebook has no agent session yet."}
+    assert comm.last == {"type": "reply", "request_id": "r1", "ok": False, "message": "This notebook has no agent session yet."}
 
 
 def test_run_state_and_materialize_go_to_every_frontend(target, manager):

@@ -83,9 +83,15 @@ async def test_the_whole_call_is_shown_once_with_invisible_characters_revealed()
     bar = ApprovalBar()
     content = "x" * 30_000 + "TAIL-MARKER"
     hidden = "rm -rf ~/\u202e# txt.esu\u2069 \u200b\u2066\ufeff\U000e0041"
-    task = asyncio.ensure_future(bar.ask(SimpleNamespace(
-        tool_name="write", args={"path": "a.py", "content": content, "note": hidden},
-        label='write {"path": "a.py", "content": "xxxx..."}')))
+    task = asyncio.ensure_future(
+        bar.ask(
+            SimpleNamespace(
+                tool_name="write",
+                args={"path": "a.py", "content": content, "note": hidden},
+                label='write {"path": "a.py", "content": "xxxx..."}',
+            )
+        )
+    )
     await asyncio.sleep(0)
     assert "TAIL-MARKER" in bar._args.value and "more characters not shown" not in bar._args.value
     assert bar._title.value == "<b>Allow <code>write</code> to run?</b>"  # no raw JSON repeat
@@ -100,11 +106,18 @@ async def test_the_whole_call_is_shown_once_with_invisible_characters_revealed()
 @pytest.mark.anyio
 async def test_the_tools_own_label_stays_in_the_title_without_the_arguments_json():
     bar = ApprovalBar()
-    task = asyncio.ensure_future(bar.ask(SimpleNamespace(
-        tool_name="mcp__demo__add_note", args={"text": "remember"},
-        label='add_note on MCP server demo {"text": "remember"}')))
+    task = asyncio.ensure_future(
+        bar.ask(
+            SimpleNamespace(
+                tool_name="mcp__demo__add_note",
+                args={"text": "remember"},
+                label='add_note on MCP server demo {"text": "remember"}',
+            )
+        )
+    )
     await asyncio.sleep(0)
-    assert bar._title.value == ('<b>Allow <code>mcp__demo__add_note</code> to run?</b> '
-                                '<span class="ja-note">add_note on MCP server demo</span>')
+    assert bar._title.value == (
+        '<b>Allow <code>mcp__demo__add_note</code> to run?</b> <span class="ja-note">add_note on MCP server demo</span>'
+    )
     bar.decide("once")
     assert await task == "once"

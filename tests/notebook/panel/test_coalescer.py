@@ -1,4 +1,3 @@
-
 import pytest
 
 from jupyter_agent.notebook.panel.coalescer import MIN_INTERVAL, Coalescer, LoopClock, ManualClock
@@ -41,8 +40,7 @@ def test_flush_on_demand_and_nothing_twice(clock):
 def test_not_ready_waits_up_to_max_interval(clock):
     calls = []
     ready = {"value": False}
-    coalescer = Coalescer(lambda: calls.append(clock.now()), ready=lambda: ready["value"],
-                          max_interval=0.4, clock=clock)
+    coalescer = Coalescer(lambda: calls.append(clock.now()), ready=lambda: ready["value"], max_interval=0.4, clock=clock)
     coalescer.poke()  # first one always goes
     for _ in range(30):
         clock.advance(0.01)
@@ -59,8 +57,7 @@ def test_not_ready_waits_up_to_max_interval(clock):
 def test_ready_change_moves_the_timer_earlier(clock):
     calls = []
     ready = {"value": False}
-    coalescer = Coalescer(lambda: calls.append(clock.now()), ready=lambda: ready["value"],
-                          max_interval=0.4, clock=clock)
+    coalescer = Coalescer(lambda: calls.append(clock.now()), ready=lambda: ready["value"], max_interval=0.4, clock=clock)
     coalescer.poke()
     clock.advance(0.01)
     coalescer.poke()  # timer at 0.4

@@ -39,8 +39,9 @@ def test_children_updates_stay_small(meter):
     meter.reset()
     for item in items:
         column.append(item)
-    children_updates = [item.content_bytes for item in meter.sent
-                        if item.msg_type == "comm_msg" and "children" in item.data["state"]]
+    children_updates = [
+        item.content_bytes for item in meter.sent if item.msg_type == "comm_msg" and "children" in item.data["state"]
+    ]
     # A flat box would resend up to 200 ids (~9 KB) per append, ~950 KB in all.
     assert max(children_updates) < 1500
     assert sum(children_updates) < 120_000

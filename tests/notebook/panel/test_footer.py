@@ -11,8 +11,9 @@ class Ticks:
 
 
 def usage(**fields):
-    base = dict(input_tokens=0, output_tokens=0, cache_read_tokens=0, cache_write_tokens=0, spend_usd=0.0,
-                last_request_input_tokens=0)
+    base = dict(
+        input_tokens=0, output_tokens=0, cache_read_tokens=0, cache_write_tokens=0, spend_usd=0.0, last_request_input_tokens=0
+    )
     return SimpleNamespace(**(base | fields))
 
 
@@ -21,14 +22,22 @@ def test_numbers():
     footer = Footer(model_label="claude-x", session="main", context_window=200_000, demo=False, clock=ticks)
     footer.start(step_budget=20)
     footer.step = 3
-    footer.usage = usage(input_tokens=45_300, output_tokens=1_250, cache_read_tokens=12_000, spend_usd=0.0123,
-                         last_request_input_tokens=50_000)
+    footer.usage = usage(
+        input_tokens=45_300, output_tokens=1_250, cache_read_tokens=12_000, spend_usd=0.0123, last_request_input_tokens=50_000
+    )
     ticks.now += 42
     footer.refresh()
     value = footer.widget.value
-    for expected in ["step 3/20", "claude-x", "45.3k in / 1.2k out (12.0k cached)", "context 25%",
-                     "cost $0.0123", "42 s", "session main",
-                     '<span class="ja-dot ja-running">●</span>running']:
+    for expected in [
+        "step 3/20",
+        "claude-x",
+        "45.3k in / 1.2k out (12.0k cached)",
+        "context 25%",
+        "cost $0.0123",
+        "42 s",
+        "session main",
+        '<span class="ja-dot ja-running">●</span>running',
+    ]:
         assert expected in value
 
 

@@ -3,8 +3,7 @@ from jupyter_agent.notebook.panel import formatting as fmt
 
 def test_args_sections_split_code_from_json():
     sections = fmt.args_sections({"code": "import os\nos.listdir()", "timeout": 5})
-    assert sections == [("arguments", '{\n  "timeout": 5\n}', "json"),
-                        ("code", "import os\nos.listdir()", "python")]
+    assert sections == [("arguments", '{\n  "timeout": 5\n}', "json"), ("code", "import os\nos.listdir()", "python")]
     assert fmt.args_sections({"path": "a.csv"}) == [("arguments", '{\n  "path": "a.csv"\n}', "json")]
     assert fmt.args_sections("raw")[0][2] == "json"
 

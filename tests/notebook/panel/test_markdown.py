@@ -8,8 +8,7 @@ def test_paragraphs_and_headings():
 
 def test_fenced_code_is_escaped_and_labelled():
     out = render_markdown("```python\nif a < b:\n    print('<x>')\n```")
-    assert out == ('<pre><code class="language-python">if a &lt; b:\n    print(&#x27;&lt;x&gt;&#x27;)'
-                   "</code></pre>")
+    assert out == ('<pre><code class="language-python">if a &lt; b:\n    print(&#x27;&lt;x&gt;&#x27;)</code></pre>')
 
 
 def test_unclosed_fence_runs_to_the_end():

@@ -3,7 +3,7 @@ from jupyter_agent.notebook.panel.markdown_split import find_cut
 
 def parts(source, limit=40, keep=0):
     cut = find_cut(source, limit, keep=keep)
-    return None if cut is None else (source[: cut.at], source[cut.at:], cut)
+    return None if cut is None else (source[: cut.at], source[cut.at :], cut)
 
 
 def test_short_source_is_not_cut():

@@ -33,14 +33,15 @@ def test_a_turn_builds_the_transcript_in_order(clock, kit):
     panel = make_panel(clock)
     ev = kit.event
     for event in [
-        ev("run_start", step_budget=5), ev("step_start", step=1),
+        ev("run_start", step_budget=5),
+        ev("step_start", step=1),
         ev("thinking_delta", delta="Let me *look*"),
         ev("text_delta", delta="I will **load** the data."),
         ev("tool_call", tool_call_id="c1", name="python", args={"code": "df = load()\ndf.head()"}),
-        ev("tool_result", tool_call_id="c1", name="python", content=[kit.text("   a  b")], is_error=False,
-           details=None),
+        ev("tool_result", tool_call_id="c1", name="python", content=[kit.text("   a  b")], is_error=False, details=None),
         ev("step_finish", step=1, usage=kit.usage(1200, 80, last=2500), step_usage=None, model="test-model"),
-        ev("step_start", step=2), ev("text_delta", delta="Done."),
+        ev("step_start", step=2),
+        ev("text_delta", delta="Done."),
         ev("finish", reason="completed", text="Done.", usage=kit.usage(2000, 100, last=2600)),
     ]:
         panel.handle(event)
@@ -62,8 +63,7 @@ def test_only_standard_widgets_so_saved_state_renders_without_extensions(clock, 
     panel = make_panel(clock)
     panel.handle(kit.event("text_delta", delta="hello"))
     panel.handle(kit.event("tool_call", tool_call_id="c", name="bash", args={"command": "ls"}))
-    panel.handle(kit.event("tool_result", tool_call_id="c", name="bash", content=[kit.image()],
-                           is_error=False))
+    panel.handle(kit.event("tool_result", tool_call_id="c", name="bash", content=[kit.image()], is_error=False))
     panel.handle(kit.event("finish", reason="completed", text="hello", usage=None))
     modules = {widget._model_module for widget in all_widgets(panel.widget)}
     assert modules <= {"@jupyter-widgets/controls", "@jupyter-widgets/base"}
@@ -77,15 +77,14 @@ def test_a_20kb_answer_costs_at_most_5x_its_size_in_comm_bytes(meter, clock, kit
     meter.reset()
     flush_count_at = {}
     for start in range(0, len(answer), 10):  # 2 000 deltas, one every 2 ms (a 4 s stream)
-        panel.handle(kit.event("text_delta", delta=answer[start:start + 10]))
+        panel.handle(kit.event("text_delta", delta=answer[start : start + 10]))
         clock.advance(0.002)
         flush_count_at[round(clock.now(), 3)] = panel._coalescer.flushes
     panel.handle(kit.event("finish", reason="completed", text=answer, usage=None))
     assert meter.content_bytes <= 5 * len(answer)
     rendered = texts(panel.widget)
     assert "Finding 1" in rendered and rendered.count("<pre>") >= 10
-    per_second = [flush_count_at[float(second + 1)] - flush_count_at.get(float(second), 0)
-                  for second in range(4)]
+    per_second = [flush_count_at[float(second + 1)] - flush_count_at.get(float(second), 0) for second in range(4)]
     assert all(2 <= flushes <= 1 / MIN_INTERVAL for flushes in per_second), per_second
 
 
@@ -94,7 +93,7 @@ def test_naive_rendering_would_cost_far_more(meter, kit):
     html = W.HTML()
     meter.reset()
     for start in range(0, len(answer), 10):
-        html.value += answer[start:start + 10]
+        html.value += answer[start : start + 10]
     assert meter.content_bytes > 100 * len(answer)  # the baseline the panel is measured against
 
 
@@ -161,8 +160,9 @@ def test_user_messages_queue_then_deliver(clock, kit):
 
 def test_compaction_note(clock, kit):
     panel = make_panel(clock)
-    panel.handle(kit.event("compacted", dropped_messages=12, kept_messages=4, summary_chars=2048,
-                           summary="…", first_kept_index=3))
+    panel.handle(
+        kit.event("compacted", dropped_messages=12, kept_messages=4, summary_chars=2048, summary="…", first_kept_index=3)
+    )
     assert "12 earlier messages summarized (2,048 characters)" in panel.items[-1].value
 
 
@@ -260,16 +260,25 @@ def test_a_tools_duration_counts_from_its_approval_not_from_the_wait(clock, kit)
     clock.advance(17)  # the user reads the code before allowing it
     panel.handle(kit.event("approval_response", request=request, decision="once"))
     clock.advance(0.4)
-    panel.handle(kit.event("tool_result", tool_call_id="c1", name="python", content=[kit.text("ok")],
-                           is_error=False, details=None))
+    panel.handle(
+        kit.event("tool_result", tool_call_id="c1", name="python", content=[kit.text("ok")], is_error=False, details=None)
+    )
     assert panel.cards[0].title.endswith("— done · 0.4 s")
 
 
 def test_a_call_the_run_was_stopped_in_shows_as_cancelled_not_error(clock, kit):
     panel = make_panel(clock)
     panel.handle(kit.event("tool_call", tool_call_id="c1", name="python", args={"code": "slow()"}))
-    panel.handle(kit.event("tool_result", tool_call_id="c1", name="python", content=[kit.text("Run cancelled")],
-                           is_error=True, details={"cancelled": True}))
+    panel.handle(
+        kit.event(
+            "tool_result",
+            tool_call_id="c1",
+            name="python",
+            content=[kit.text("Run cancelled")],
+            is_error=True,
+            details={"cancelled": True},
+        )
+    )
     card = panel.cards[0]
     assert card.title == "■ python: slow() — cancelled" and not card.is_error
     assert '<div class="ja-label">cancelled</div>' in card.output_html
@@ -279,8 +288,9 @@ def test_a_call_the_run_was_stopped_in_shows_as_cancelled_not_error(clock, kit):
     panel.handle(kit.event("approval_request", request=request))
     panel.handle(kit.event("approval_response", request=request, decision="cancelled"))
     assert panel.cards[1].title.endswith("— cancelled")
-    panel.handle(kit.event("tool_result", tool_call_id="c2", name="bash", content=[kit.text("Run cancelled")],
-                           is_error=True, details=None))
+    panel.handle(
+        kit.event("tool_result", tool_call_id="c2", name="bash", content=[kit.text("Run cancelled")], is_error=True, details=None)
+    )
     assert panel.cards[1].title == "■ bash: make — cancelled"
 
 

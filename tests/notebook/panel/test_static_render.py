@@ -1,18 +1,19 @@
 import re
 
 import pytest
+
 from jupyter_agent.notebook.panel.static_render import StaticRenderer, fenced
 
 
 def run(renderer, kit):
     ev = kit.event
     for event in [
-        ev("run_start", step_budget=None), ev("step_start", step=1),
+        ev("run_start", step_budget=None),
+        ev("step_start", step=1),
         ev("thinking_delta", delta="private musing"),
         ev("text_delta", delta="Loading **data**:\n```python\nx = 1\n"),
         ev("tool_call", tool_call_id="c1", name="python", args={"code": "df.plot()"}),
-        ev("tool_result", tool_call_id="c1", name="python", content=[kit.text("```done```"), kit.image()],
-           is_error=False),
+        ev("tool_result", tool_call_id="c1", name="python", content=[kit.text("```done```"), kit.image()], is_error=False),
         ev("user_message", text="use *median*", delivery="steer", phase="delivered"),
         ev("step_finish", step=1, usage=kit.usage(1500, 20), step_usage=None, model="m"),
         ev("text_delta", delta="Revenue fell in the **north**."),
@@ -27,8 +28,11 @@ def test_flush_displays_markdown_html_and_images_in_order(kit):
     run(renderer, kit)
     assert shown == []  # nothing before flush: nbclient records displays of the executing cell
     renderer.flush()
-    assert [sorted(item) for item in shown] == [["text/html", "text/markdown", "text/plain"], ["image/png", "text/plain"],
-                                                 ["text/html", "text/markdown", "text/plain"]]
+    assert [sorted(item) for item in shown] == [
+        ["text/html", "text/markdown", "text/plain"],
+        ["image/png", "text/plain"],
+        ["text/html", "text/markdown", "text/plain"],
+    ]
     first, image, last = shown
     md = first["text/markdown"]
     assert md.startswith("Loading **data**:\n```python\nx = 1\n```")  # the open fence is closed
@@ -116,7 +120,15 @@ def test_the_final_plan_memory_and_sub_agents_are_recorded(kit, tmp_path):
 def test_a_call_the_run_was_stopped_in_is_recorded_as_cancelled_not_error(kit):
     renderer = StaticRenderer(display=lambda _: None)
     renderer.handle(kit.event("tool_call", tool_call_id="c1", name="python", args={"code": "slow()"}))
-    renderer.handle(kit.event("tool_result", tool_call_id="c1", name="python", content=[kit.text("Run cancelled")],
-                              is_error=True, details={"cancelled": True}))
+    renderer.handle(
+        kit.event(
+            "tool_result",
+            tool_call_id="c1",
+            name="python",
+            content=[kit.text("Run cancelled")],
+            is_error=True,
+            details={"cancelled": True},
+        )
+    )
     text = renderer.markdown()
     assert "python · slow() · cancelled" in text and "error" not in text

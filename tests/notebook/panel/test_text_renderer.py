@@ -27,8 +27,9 @@ def test_text_streams_as_it_comes(kit):
     assert out.getvalue() == "Hello"
     renderer.handle(kit.event("tool_call", tool_call_id="c", name="python", args={"code": "1+1"}))
     lines = "".join([f"{i}\n" for i in range(30)])
-    renderer.handle(kit.event("tool_result", tool_call_id="c", name="python",
-                              content=[kit.text(lines), kit.image()], is_error=False))
+    renderer.handle(
+        kit.event("tool_result", tool_call_id="c", name="python", content=[kit.text(lines), kit.image()], is_error=False)
+    )
     renderer.handle(kit.event("finish", reason="max_steps", text="", usage=kit.usage(10, 2)))
     text = out.getvalue()
     assert text.startswith("Hello\n▸ python 1+1\n  ✓ python\n  │ 0\n")
@@ -63,16 +64,16 @@ def test_messages_notes_and_errors(kit):
     renderer.handle(kit.event("user_message", text="faster", delivery="steer", phase="delivered"))
     renderer.set_state("waiting")
     renderer.show_error("boom")
-    assert out.getvalue() == ("thinking: hmm\n(queued steer: faster)\n» you (steer): faster\n"
-                              "(waiting for the turn above)\nerror: boom\n")
+    assert out.getvalue() == (
+        "thinking: hmm\n(queued steer: faster)\n» you (steer): faster\n(waiting for the turn above)\nerror: boom\n"
+    )
 
 
 def test_terminal_renderer_does_not_import_ipywidgets():
     import subprocess
     import sys
 
-    code = ("import sys; from jupyter_agent.notebook.panel import TextRenderer; "
-            "print('ipywidgets' in sys.modules)")
+    code = "import sys; from jupyter_agent.notebook.panel import TextRenderer; print('ipywidgets' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() == "False", result.stderr
 

@@ -6,7 +6,7 @@ from jupyter_agent.notebook.panel.transcript import MarkdownStream
 def stream_through(text, *, step=10, render_every=7, limit=200):
     stream = MarkdownStream(piece_limit=limit)
     for index, start in enumerate(range(0, len(text), step)):
-        stream.append(text[start:start + step])
+        stream.append(text[start : start + step])
         if index % render_every == 0:
             stream.render()
     stream.close()
@@ -27,7 +27,7 @@ def test_frozen_pieces_are_never_updated_again(meter, kit):
     stream = MarkdownStream(piece_limit=200)
     frozen_seen = {}
     for start in range(0, len(text), 10):
-        stream.append(text[start:start + 10])
+        stream.append(text[start : start + 10])
         stream.render()
         for piece in stream.pieces[:-1]:
             frozen_seen.setdefault(piece.model_id, len(meter.updates_of(piece)))
