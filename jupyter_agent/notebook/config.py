@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, cast
 
 if TYPE_CHECKING:
     from jupyter_agent.notebook.magics import AgentMagics
+    from jupyter_agent.runtime.permissions import PermissionMode
     from jupyter_agent.tools.data_policy import DataPolicyName
 
 PERMISSION_MODES = ("ask", "readonly", "yolo")
@@ -80,23 +81,24 @@ def bad_permissions_env(value: str) -> str:
     return f"{PERMISSIONS_ENV}={value!r} is not a permission mode: use {PERMISSIONS_ENV}=yolo, readonly or ask (or unset it)"
 
 
-def choose_permissions(option: str | None, config: AgentConfig, env: Mapping[str, str] | None = None) -> str | None:
+def choose_permissions(option: str | None, config: AgentConfig, env: Mapping[str, str] | None = None) -> PermissionMode | None:
     """The turn's permission mode: the cell's ``-p``, then ``%config AgentMagics.permissions``, then
     ``JUPYTER_AGENT_PERMISSIONS``; ``None`` when nothing chose one (the frontend decides).
 
     Raises ``ValueError`` (with ``bad_permissions_env``) when the variable is consulted and invalid.
     """
+    # The cell option (magic_arguments choices) and the traitlet (an Enum) are validated already.
     if option:
-        return option
+        return cast("PermissionMode", option)
     if config.permissions:
-        return config.permissions
+        return cast("PermissionMode", config.permissions)
     env = os.environ if env is None else env
     value = env.get(PERMISSIONS_ENV, "").strip()
     if not value:
         return None
     if value not in PERMISSION_MODES:
         raise ValueError(bad_permissions_env(value))
-    return value
+    return cast("PermissionMode", value)
 
 
 def secret_env_names(env: Mapping[str, str] | None = None) -> list[str]:

@@ -241,6 +241,7 @@ class AgentMagics(Magics):
             self._location_noted.add(session.path)  # once per session: the next cells only repeat it
             renderer.note(unknown_notebook_note(session.path))
         shell = self.shell
+        assert shell is not None  # a magic only runs inside a shell
         cell_id = _cell_id(shell)
 
         cell_waits = frontend.blocks(mode, args.wait, self.wait)  # the kernel runs no other cell meanwhile
@@ -343,7 +344,7 @@ def _with_mentions(prompt: str, shell: Any, session: Any, settings: runner.TurnS
     from jupyter_agent.notebook.mentions import expand_mentions
     from jupyter_agent.tools.data_policy import DataPolicy
 
-    policy = DataPolicy(settings.data_policy, settings.sample_rows)  # type: ignore[arg-type]
+    policy = DataPolicy(settings.data_policy, settings.sample_rows)
     return expand_mentions(prompt, shell.user_ns, session.notebook, policy)
 
 

@@ -169,7 +169,7 @@ def _wait(magics: AgentMagics, args: argparse.Namespace) -> Report | None:
     except RuntimeError:
         from IPython.core.async_helpers import get_asyncio_loop
 
-        get_asyncio_loop().run_until_complete(runner.wait_idle(session))  # type: ignore[no-untyped-call]
+        get_asyncio_loop().run_until_complete(runner.wait_idle(session))
         return None
     raise UsageError("%agent wait must be on a line of its own at the top level of a cell (it awaits the turn)")
 

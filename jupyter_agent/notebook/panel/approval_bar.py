@@ -9,7 +9,7 @@ characters revealed: what is approved is exactly what runs.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.inline import escape
@@ -17,6 +17,9 @@ from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, is_visible, set_
 from jupyter_agent.notebook.panel.tool_card import args_html
 from jupyter_agent.notebook.panel.visible import reveal
 from jupyter_agent.notebook.threads import call_on_loop
+
+if TYPE_CHECKING:
+    from jupyter_agent.runtime.permissions import Decision
 
 DECISIONS = ("once", "tool", "call", "deny")
 
@@ -36,7 +39,7 @@ class ApprovalBar:
             button.on_click(lambda _button, decision=decision: self.decide(decision))
         buttons = shared.hbox(self.buttons.values(), "ja-approval-buttons")
         self.widget = shared.vbox([self._title, self._args, buttons], "ja-approval", HIDDEN)
-        self._future: asyncio.Future[str] | None = None
+        self._future: asyncio.Future[Decision] | None = None
         self._lock: asyncio.Lock | None = None
         self.request: Any = None
 
@@ -44,7 +47,7 @@ class ApprovalBar:
     def visible(self) -> bool:
         return is_visible(self.widget)
 
-    async def ask(self, request: Any) -> str:
+    async def ask(self, request: Any) -> Decision:
         """Show the request and wait for a click: "once" | "tool" | "call" | "deny"."""
         if self._lock is None:
             self._lock = asyncio.Lock()
@@ -57,7 +60,7 @@ class ApprovalBar:
                 self._future = None
                 self._hide()
 
-    def decide(self, decision: str) -> None:
+    def decide(self, decision: Decision) -> None:
         """Resolve the waiting request (what a button click does)."""
         future = self._future
         if future is None or future.done():
@@ -85,7 +88,7 @@ class ApprovalBar:
         set_visible(self.widget, False)
 
 
-def _resolve(future: asyncio.Future[str], decision: str) -> None:
+def _resolve(future: asyncio.Future[Decision], decision: Decision) -> None:
     if not future.done():
         future.set_result(decision)
 

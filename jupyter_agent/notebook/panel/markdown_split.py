@@ -70,6 +70,7 @@ def _scan(source: str) -> tuple[list[int], _Block | None]:
         start = offset
         offset += len(line) + 1
         if fence is not None:
+            assert last is not None  # a fence only opens inside a block
             last.line_starts.append(start)
             if complete and fence.match(line):
                 fence = None
@@ -120,7 +121,9 @@ def _inside_cuts(source: str, block: _Block) -> list[Cut]:
     starts = block.line_starts
     if block.kind == "fence":
         # Cut before the last line: it may be incomplete, and the closing fence may follow.
-        marker = FENCE_OPEN.match(block.first_line).group(2)
+        opened = FENCE_OPEN.match(block.first_line)
+        assert opened is not None  # a fence block starts with its opening line
+        marker = opened.group(2)
         reopen = block.first_line + "\n"
         return [Cut(at, close=marker, reopen=reopen, seam="block") for at in starts[1:][-1:]]
     if block.kind == "list":
