@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 
 from jupyter_agent.messages import Message
 from jupyter_agent.notebook.interrupt import interrupt_router
-from jupyter_agent.notebook.model_resolution import ModelChoice, ResolvedModel, needs_litellm, resolve
+from jupyter_agent.notebook.model_resolution import ResolvedModel, needs_litellm, resolve
 from jupyter_agent.notebook.renderer import Renderer
 from jupyter_agent.notebook.threads import call_on_loop, on_loop_thread
+from jupyter_agent.notebook.turn_request import TurnRequest, TurnSettings
 from jupyter_agent.runtime.events import (
     ApprovalRequestEvent,
     ApprovalResponseEvent,
@@ -31,11 +32,8 @@ from jupyter_agent.runtime.events import (
 
 if TYPE_CHECKING:
     from jupyter_agent.features.turn_features import TurnFeatures
-    from jupyter_agent.loop import AgentTool
     from jupyter_agent.notebook.session_manager import AgentSession
     from jupyter_agent.runtime import AgentRun, RunResult
-    from jupyter_agent.runtime.permissions import PermissionMode
-    from jupyter_agent.tools.data_policy import DataPolicyName as DataPolicy
 
 WAITING = "waiting for the turn above"
 LOADING_LITELLM = "Loading litellm (its first use in a kernel takes a few seconds)…"
@@ -47,42 +45,6 @@ INTERRUPT_GRACE = 1.0
 _PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "SessionWriteError", "UsageError", "UnknownModelError")
 
 _RUNS: set[asyncio.Task[None]] = set()  # strong references to every turn task
-
-
-@dataclass(frozen=True)
-class TurnSettings:
-    permissions: PermissionMode = "ask"
-    max_steps: int | None = None
-    max_spend: float | None = None
-    tools: tuple[str, ...] = ()
-    api_key: str | None = None
-    api_base: str | None = None
-    data_policy: DataPolicy = "sample"
-    sample_rows: int = 5
-    bash_timeout: float = 120.0
-    stream_timeout: float | None = None  # seconds of provider silence before a response fails
-    memory: bool = False  # opt-in: durable facts beside the notebook (see features/turn_features.py)
-    delegate: bool = False  # opt-in: the delegate tool and its sub-agents
-    mcp: tuple[str, ...] | None = None  # MCP servers of the turn: None every configured one, () none
-    mcp_servers: Any = None  # AgentMagics.mcp_servers
-    mcp_subagents: bool = False  # sub-agents also get the read-only MCP tools
-
-
-@dataclass(frozen=True)
-class TurnRequest:
-    """What a ``%%agent`` cell asked for: fixed when the cell runs, never changed by the run."""
-
-    prompt: str
-    session: AgentSession
-    renderer: Renderer
-    choice: ModelChoice
-    settings: TurnSettings
-    build_tools: Callable[[Callable[[], int]], list[AgentTool]]  # current_step -> tools
-    build_system: Callable[[ResolvedModel, list[AgentTool]], str]
-    cell_id: str | None = None  # JupyterLab's id of the %%agent cell (for the lab extension)
-    # Told when the turn starts running and when it ends: (turn) and (turn, status, steps).
-    on_started: Callable[[Turn], None] | None = None
-    on_finished: Callable[[Turn, str, int], None] | None = None
 
 
 @dataclass(eq=False)  # identity semantics: a turn is a key of the interrupt router

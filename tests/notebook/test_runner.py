@@ -6,6 +6,7 @@ from turn_helpers import RecordingRenderer, gated_tool, make_turn, wait_until
 
 from jupyter_agent.loop import AgentTool
 from jupyter_agent.notebook import runner
+from jupyter_agent.notebook.model_resolution import ModelChoice
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, reply, tool_calls
 
 pytestmark = pytest.mark.anyio
@@ -221,7 +222,7 @@ async def test_a_resumed_session_shows_the_model_the_summary_framed_as_the_runti
         ]
     )
     register_model("compacting", model, model.model("compacting", context_window=100_000))
-    choice = runner.ModelChoice("compacting", "option")
+    choice = ModelChoice("compacting", "option")
     try:
         session = manager.get()
         await runner.start(make_turn(session, RecordingRenderer(), choice, prompt="hello"))

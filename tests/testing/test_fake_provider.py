@@ -10,9 +10,6 @@ import time
 import pytest
 
 from jupyter_agent.testing.fake_provider import (
-    DUPLICATE_TOOL_CALL_ID,
-    ORPHAN_TOOL_MESSAGE,
-    UNANSWERED_TOOL_CALLS,
     FakeProvider,
     call,
     dropped,
@@ -25,6 +22,7 @@ from jupyter_agent.testing.fake_provider import (
     tool_calls,
     usage,
 )
+from jupyter_agent.testing.tool_pairing import DUPLICATE_TOOL_CALL_ID, ORPHAN_TOOL_MESSAGE, UNANSWERED_TOOL_CALLS
 
 
 def post(provider, body, timeout=5.0):

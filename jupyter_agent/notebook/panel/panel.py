@@ -25,9 +25,10 @@ from jupyter_agent.notebook.panel.controls import Controls
 from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.footer import Footer
 from jupyter_agent.notebook.panel.inline import escape
+from jupyter_agent.notebook.panel.panel_events import dispatch
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
 from jupyter_agent.notebook.panel.static_render import TranscriptRecorder
-from jupyter_agent.notebook.panel.status import TERMINAL, finish_state
+from jupyter_agent.notebook.panel.status import TERMINAL
 from jupyter_agent.notebook.panel.style import style_html
 from jupyter_agent.notebook.panel.tool_card import ToolCard
 from jupyter_agent.notebook.panel.transcript import MarkdownStream
@@ -279,50 +280,7 @@ class AgentPanel(EventRouter):
 
     # Event handlers
     def _dispatch(self, event: RunEvent) -> None:
-        match event.type:
-            case "run_start":
-                self.footer.start(event.step_budget)
-                self.set_state("running")
-            case "step_start":
-                self._end_streams()
-                self.footer.step = event.step
-                self.footer.refresh()
-            case "text_delta":
-                self._on_text_delta(event)
-            case "thinking_delta":
-                self._on_thinking_delta(event)
-            case "tool_call":
-                self._on_tool_call(event)
-            case "tool_result":
-                self._on_tool_result(event)
-            case "step_finish":
-                self._on_step_finish(event)
-            case "user_message":
-                self._on_user_message(event)
-            case "compacted":
-                self._end_streams()
-                text = (
-                    f"Context compacted: {event.dropped_messages} earlier messages summarized "
-                    f"({event.summary_chars:,} characters)."
-                )
-                self._body.append(self._shared.html(escape(text), "ja-event"))
-            case "approval_request":
-                card = self._open_card(event.request.tool_name)
-                if card is not None:
-                    card.set_status("waiting for approval")
-            case "approval_response":
-                card = self._open_card(event.request.tool_name)
-                if card is not None and event.decision in ("deny", "cancelled"):  # "cancelled": ended meanwhile
-                    card.set_status("denied" if event.decision == "deny" else "cancelled")
-                elif card is not None:
-                    card.running()
-            case "finish":
-                self._end_streams()
-                self.footer.usage = event.usage or self.footer.usage
-                self.controls.clear_queue()
-                self.set_state(*finish_state(event.reason))
-            case "error":
-                self.show_error(fmt.error_text(event.error))
+        dispatch(self, event)
 
     def _on_text_delta(self, event: RunTextDeltaEvent) -> None:
         if self._text is None:
