@@ -18,6 +18,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jupyter_agent.tools.regular_file import current_umask
+
 # A snapshot is a full copy: a bigger file is not kept, and undo refuses the step instead.
 MAX_SNAPSHOT_BYTES = 32 * 1024 * 1024
 
@@ -235,7 +237,7 @@ def _atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
     # Created 0600 and only then given its mode, so no copy is ever readable by others.
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     if mode is None:
-        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask()
+        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~current_umask()
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         with os.fdopen(descriptor, "wb") as handle:
@@ -245,18 +247,6 @@ def _atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         temporary.unlink(missing_ok=True)
         raise
     os.replace(temporary, path)
-
-
-def _umask() -> int:
-    # Read, not set: os.umask() would change it for every thread of the kernel meanwhile.
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o022
 
 
 def _read_json(path: Path) -> dict:
