@@ -44,6 +44,31 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def lab_command(port: int, root: pathlib.Path, *options: str) -> list[str]:
+    """``jupyter lab`` on 127.0.0.1 without token, browser, news or update checks, serving ``root``."""
+    return [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--allow-root",
+        "--no-browser",
+        f"--port={port}",
+        "--ip=127.0.0.1",
+        "--IdentityProvider.token=",
+        "--ServerApp.password=",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        *options,
+    ]
+
+
+@pytest.fixture(scope="session")
+def lab_server_command():
+    """``lab_command`` for the browser test modules that start a JupyterLab of their own."""
+    return lab_command
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -76,18 +101,7 @@ def lab(tmp_path_factory):
     log = open(base / "lab.log", "w")
     process = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "jupyterlab",
-            "--allow-root",
-            "--no-browser",
-            f"--port={port}",
-            "--ip=127.0.0.1",
-            "--IdentityProvider.token=",
-            "--ServerApp.password=",
-            f"--ServerApp.root_dir={root}",
-            "--LabApp.news_url=None",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            *lab_command(port, root),
             *extensions,
         ],
         cwd=root,

@@ -52,7 +52,7 @@ def write_notebook(path: pathlib.Path, sources: list[str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory, checkout_extension_args):
+def lab(tmp_path_factory, checkout_extension_args, lab_server_command):
     root = tmp_path_factory.mktemp("lab")
     settings = root / ".settings" / "@jupyterlab" / "apputils-extension"
     settings.mkdir(parents=True)
@@ -65,22 +65,13 @@ def lab(tmp_path_factory, checkout_extension_args):
         "JUPYTER_AGENT_DEMO_DELAY": "0",
         "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
     }
-    command = [
-        sys.executable,
-        "-m",
-        "jupyterlab",
-        "--allow-root",
-        "--no-browser",
-        f"--port={port}",
-        "--ip=127.0.0.1",
-        "--IdentityProvider.token=",
-        "--ServerApp.password=",
-        f"--ServerApp.root_dir={root}",
+    command = lab_server_command(
+        port,
+        root,
         f"--LabApp.user_settings_dir={root / '.settings'}",
         f"--LabApp.workspaces_dir={root / '.workspaces'}",
-        "--LabApp.news_url=None",
         *checkout_extension_args,
-    ]
+    )
     log = (root / "server.log").open("w")
     server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
