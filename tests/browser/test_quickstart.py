@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import time
 
 import pytest
@@ -27,23 +28,32 @@ def cell(page, index):
     return visible_notebook(page).locator(".jp-Cell").nth(index)
 
 
+# "[*]:" once JupyterLab sent the cell to the kernel, "[n]:" once it ran (a %%agent cell returns at once).
+STARTED = re.compile(r"\[(\d+|\*)\]")
+
+
 def run_cells(page, first, last):
-    """Selects cell ``first`` and presses Shift+Enter once per cell up to ``last``."""
+    """Runs cells ``first``..``last`` as a user does: select each, Shift+Enter, see a code cell start.
+
+    Waiting for each code cell's prompt makes a lost key press fail at the cell it was meant for,
+    rather than a minute later at a missing output.
+    """
     from playwright.sync_api import Error
 
-    for attempt in range(3):  # JupyterLab may re-render cells right after the notebook opens
-        try:
-            target = cell(page, first)
-            target.scroll_into_view_if_needed(timeout=STEP_TIMEOUT)
-            target.locator(".jp-InputPrompt").click()  # command mode on that cell, focus off any widget
-            break
-        except Error:
-            if attempt == 2:
-                raise
-            page.wait_for_timeout(500)
-    for _ in range(first, last + 1):
+    for index in range(first, last + 1):
+        target = cell(page, index)
+        for attempt in range(3):  # JupyterLab may re-render cells right after the notebook opens
+            try:
+                target.scroll_into_view_if_needed(timeout=STEP_TIMEOUT)
+                target.locator(".jp-InputPrompt").click()  # command mode on that cell, focus off any widget
+                break
+            except Error:
+                if attempt == 2:
+                    raise
+                page.wait_for_timeout(500)
         page.keyboard.press("Shift+Enter")
-        page.wait_for_timeout(150)
+        if "jp-CodeCell" in (target.get_attribute("class") or ""):
+            target.locator(".jp-InputPrompt", has_text=STARTED).wait_for(timeout=STEP_TIMEOUT)
 
 
 # The live panel while the turn runs; its static rendering once it ended.
@@ -67,7 +77,8 @@ def notebook(lab, browser_page):
     page = browser_page
     page.goto(f"{lab}/lab/tree/quickstart.ipynb?reset")
     cell(page, 0).wait_for(timeout=STEP_TIMEOUT)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=STEP_TIMEOUT)
+    # The kernel is ready once the status bar says so; cells run before that are dropped.
+    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").first.wait_for(timeout=STEP_TIMEOUT)
     return page
 
 
