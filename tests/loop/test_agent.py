@@ -4,6 +4,7 @@ import pytest
 
 from jupyter_agent import Agent, AgentLoopError, RunCancelled
 from jupyter_agent.testing.scripted import ScriptedResponse, reply
+from jupyter_agent.testing.waiting import wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -21,7 +22,7 @@ async def test_second_prompt_while_running_raises(scripted):
     scripted.queue(ScriptedResponse(content=[], hang=True))
     agent = Agent(scripted.model(), scripted)
     task = asyncio.create_task(agent.prompt("slow"))
-    await asyncio.sleep(0.01)
+    await wait_until(lambda: scripted.requests, what="the model's request")
     assert agent.is_running
     with pytest.raises(AgentLoopError, match="^Agent is already running$"):
         await agent.prompt("again")

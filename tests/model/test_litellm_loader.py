@@ -12,6 +12,7 @@ import pytest
 from jupyter_agent import Context, Model, UserMessage
 from jupyter_agent.model import litellm_loader
 from jupyter_agent.model.litellm_stream import litellm_stream
+from jupyter_agent.testing.waiting import wait_until
 
 FRESH_PROCESS = textwrap.dedent("""
     import asyncio, json, os, sys, threading, time
@@ -87,14 +88,20 @@ async def test_a_failed_import_ends_the_stream_with_an_error_instead_of_hanging(
 
 @pytest.mark.anyio
 async def test_an_abort_while_litellm_is_still_importing_ends_the_stream_at_once(monkeypatch):
-    release = threading.Event()
-    slow_import = threading.Thread(target=release.wait, args=(30,), daemon=True)
+    release, waited_on = threading.Event(), threading.Event()
+
+    class SlowImport(threading.Thread):
+        def join(self, timeout: float | None = None) -> None:
+            waited_on.set()
+            super().join(timeout)
+
+    slow_import = SlowImport(target=release.wait, args=(30,), daemon=True)
     slow_import.start()
     monkeypatch.setattr(litellm_loader, "_module", None)
     monkeypatch.setattr(litellm_loader, "_thread", slow_import)
     try:
         stream = litellm_stream(Model(id="m"), Context(messages=[UserMessage(content="hi")]))
-        await anyio.sleep(0.05)  # the producer now waits for the import
+        await wait_until(waited_on.is_set, what="the producer to wait for the import")
         await stream.aclose()
         with anyio.fail_after(1):
             result = await stream.result()

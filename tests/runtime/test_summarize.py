@@ -16,6 +16,7 @@ from jupyter_agent import (
 )
 from jupyter_agent.runtime.summarize import SUMMARY_MAX_TOKENS, SUMMARY_SYSTEM_PROMPT, render_transcript, summarize_with_model
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, failure, reply
+from jupyter_agent.testing.waiting import wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -71,7 +72,7 @@ async def test_cancellation_escapes():
     controller = AbortController()
     model = ScriptedModel([ScriptedResponse(content=[TextContent(text="slow")], hang=True)])
     task = asyncio.ensure_future(summarize_with_model(model, Model(id="m"), MESSAGES, None, controller.signal))
-    await asyncio.sleep(0.01)
+    await wait_until(lambda: model.requests, what="the summary request")
     controller.abort()
     with pytest.raises(Exception) as caught:
         await asyncio.wait_for(task, 5)

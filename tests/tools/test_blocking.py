@@ -4,6 +4,7 @@ import time
 
 import pytest
 
+from jupyter_agent.testing.waiting import wait_until
 from jupyter_agent.tools.blocking import in_thread
 
 pytestmark = pytest.mark.anyio
@@ -15,15 +16,17 @@ async def test_result_comes_back():
 
 async def test_cancellation_returns_at_once_and_tells_the_worker_to_stop():
     seen_stop = threading.Event()
+    working = threading.Event()
 
     def work(stop):
+        working.set()
         deadline = time.monotonic() + 10
         while not stop.is_set() and time.monotonic() < deadline:
             time.sleep(0.01)
         seen_stop.set()
 
     task = asyncio.ensure_future(in_thread(work))
-    await asyncio.sleep(0.05)
+    await wait_until(working.is_set, what="the worker to start")
     started = time.monotonic()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
