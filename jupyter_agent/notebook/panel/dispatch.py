@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.runtime.events import RunEvent
 
@@ -19,13 +16,8 @@ class EventRouter:
     def show_error(self, text: str) -> None:  # pragma: no cover - every renderer defines it
         raise NotImplementedError
 
-    _handlers: dict[str, Callable[[Any], None]]
-
-    def _dispatch(self, event: RunEvent) -> None:
-        # Renderers not yet typed keep a table of handlers by event type instead.
-        handler = self._handlers.get(event.type)
-        if handler is not None:
-            handler(event)
+    def _dispatch(self, event: RunEvent) -> None:  # pragma: no cover - every renderer defines it
+        raise NotImplementedError
 
     def handle(self, event: RunEvent) -> None:
         try:

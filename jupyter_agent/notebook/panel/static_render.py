@@ -25,6 +25,8 @@ from jupyter_agent.notebook.panel.transcript_document import (
 )
 
 if TYPE_CHECKING:
+    from jupyter_agent.notebook.renderer import ChildEvent
+    from jupyter_agent.runtime.events import FinishEvent, RunEvent
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
 __all__ = ["STATIC_OUTPUT_CHARS", "StaticRenderer", "TranscriptRecorder", "fenced", "display_bundles"]
@@ -52,18 +54,34 @@ class TranscriptRecorder(EventRouter):
         self._text: list[str] = []
         self._plan = ""  # the latest plan, shown once when the turn ends
         self.finished = False  # the run's finish event arrived (and with it the summary line)
-        self._handlers: dict[str, Callable[[Any], None]] = {
-            "run_start": lambda e: self.status.start(getattr(e, "step_budget", None)),
-            "step_start": self._on_step_start,
-            "text_delta": self._on_text,
-            "tool_call": self._on_tool_call,
-            "tool_result": self._on_tool_result,
-            "step_finish": self._on_step_finish,
-            "user_message": self._on_user_message,
-            "compacted": self._on_compacted,
-            "finish": self._on_finish,
-            "error": lambda e: self.show_error(fmt.error_text(getattr(e, "error", e))),
-        }
+
+    def _dispatch(self, event: RunEvent) -> None:
+        match event.type:
+            case "run_start":
+                self.status.start(event.step_budget)
+            case "step_start":
+                self._end_text()
+                self.status.step = event.step
+            case "text_delta":
+                self._text.append(event.delta)
+            case "tool_call":
+                self._end_text()
+                self.document.tool_call(event.tool_call_id, event.name, event.args)
+            case "tool_result":
+                cancelled = was_cancelled(event.details)
+                self.document.tool_result(event.tool_call_id, event.name, event.content, event.is_error, cancelled=cancelled)
+            case "step_finish":
+                self.status.usage = event.usage or self.status.usage
+            case "user_message" if event.phase == "delivered":
+                self._end_text()
+                kind = "steer" if event.delivery == "steer" else "follow-up"
+                self.document.user(event.text, f"You ({kind})")
+            case "compacted":
+                self.note(f"Context compacted: {event.dropped_messages} earlier messages summarized.")
+            case "finish":
+                self._on_finish(event)
+            case "error":
+                self.show_error(fmt.error_text(event.error))
 
     def show_error(self, text: str) -> None:
         self._end_text()
@@ -92,11 +110,11 @@ class TranscriptRecorder(EventRouter):
         for change in changes:
             self.note(f"Memory {change.kind}: {change.name} — {change.summary} (undo: %agent memory undo {change.name})")
 
-    def child_event(self, child_id: str, event: Any) -> None:
+    def child_event(self, child_id: str, event: ChildEvent) -> None:
         """One line per sub-agent when it ends; its report is the delegate tool's output."""
-        if getattr(event, "type", None) != "finish":
+        if event.type != "finish":
             return
-        state, detail = finish_state(getattr(event, "reason", "completed"))
+        state, detail = finish_state(event.reason)
         name = child_id.replace("child-", "sub-agent ")
         self.note(f"{name} {state}{f' ({detail})' if detail else ''}")
 
@@ -121,45 +139,13 @@ class TranscriptRecorder(EventRouter):
         self._text.clear()
         self.document.text(text)
 
-    def _on_text(self, event: Any) -> None:
-        self._text.append(event.delta)
-
-    def _on_step_start(self, event: Any) -> None:
-        self._end_text()
-        self.status.step = getattr(event, "step", self.status.step + 1)
-
-    def _on_tool_call(self, event: Any) -> None:
-        self._end_text()
-        self.document.tool_call(event.tool_call_id, event.name, getattr(event, "args", {}))
-
-    def _on_tool_result(self, event: Any) -> None:
-        self.document.tool_result(
-            event.tool_call_id,
-            getattr(event, "name", "tool"),
-            getattr(event, "content", []),
-            bool(getattr(event, "is_error", False)),
-            cancelled=was_cancelled(getattr(event, "details", None)),
-        )
-
-    def _on_step_finish(self, event: Any) -> None:
-        self.status.usage = getattr(event, "usage", None) or self.status.usage
-
-    def _on_user_message(self, event: Any) -> None:
-        if getattr(event, "phase", "delivered") == "delivered":
-            self._end_text()
-            kind = "steer" if getattr(event, "delivery", "steer") == "steer" else "follow-up"
-            self.document.user(event.text, f"You ({kind})")
-
-    def _on_compacted(self, event: Any) -> None:
-        self.note(f"Context compacted: {getattr(event, 'dropped_messages', 0)} earlier messages summarized.")
-
-    def _on_finish(self, event: Any) -> None:
+    def _on_finish(self, event: FinishEvent) -> None:
         self.finished = True
         self._end_text()
         if self._plan:
             self.document.markdown_block(self._plan)
-        self.status.usage = getattr(event, "usage", None) or self.status.usage
-        self.status.set_state(*finish_state(getattr(event, "reason", "completed")))
+        self.status.usage = event.usage or self.status.usage
+        self.status.set_state(*finish_state(event.reason))
         self.document.markdown_block(f"*{escape_markdown(self.status.summary())}*")
 
 

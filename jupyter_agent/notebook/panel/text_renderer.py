@@ -21,6 +21,8 @@ from jupyter_agent.notebook.panel.terminal_input import read_line
 from jupyter_agent.notebook.panel.visible import reveal, terminal_safe
 
 if TYPE_CHECKING:
+    from jupyter_agent.notebook.renderer import ChildEvent
+    from jupyter_agent.runtime.events import RunEvent, ToolCallEvent, ToolResultEvent, UserMessageEvent
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
 ANSWERS: dict[str, Decision] = {"y": "once", "a": "tool", "A": "call", "n": "deny"}
@@ -49,21 +51,34 @@ class TextRenderer(EventRouter):
         self._input = input_fn  # None: the terminal, read on the event loop (see terminal_input)
         self._mode = ""  # "text" | "thinking" while a stream is open
         self._at_line_start = True
-        self._handlers: dict[str, Callable[[Any], None]] = {
-            "run_start": self._on_run_start,
-            "step_start": self._on_step_start,
-            "text_delta": lambda e: self._stream("text", e.delta),
-            "thinking_delta": lambda e: self._stream("thinking", e.delta),
-            "tool_call": self._on_tool_call,
-            "tool_result": self._on_tool_result,
-            "step_finish": self._on_step_finish,
-            "user_message": self._on_user_message,
-            "compacted": lambda e: self.note(
-                f"context compacted: {getattr(e, 'dropped_messages', 0)} earlier messages summarized"
-            ),
-            "finish": self._on_finish,
-            "error": lambda e: self.show_error(fmt.error_text(getattr(e, "error", e))),
-        }
+
+    def _dispatch(self, event: RunEvent) -> None:
+        match event.type:
+            case "run_start":
+                self.status.start(event.step_budget)
+                self.status.set_state("running")
+            case "step_start":
+                self.status.step = event.step
+            case "text_delta":
+                self._stream("text", event.delta)
+            case "thinking_delta":
+                self._stream("thinking", event.delta)
+            case "tool_call":
+                self._on_tool_call(event)
+            case "tool_result":
+                self._on_tool_result(event)
+            case "step_finish":
+                self.status.usage = event.usage or self.status.usage
+            case "user_message":
+                self._on_user_message(event)
+            case "compacted":
+                self.note(f"context compacted: {event.dropped_messages} earlier messages summarized")
+            case "finish":
+                self.status.usage = event.usage or self.status.usage
+                self.status.set_state(*finish_state(event.reason))
+                self._line(self._dim(self.status.summary()))
+            case "error":
+                self.show_error(fmt.error_text(event.error))
 
     @property
     def out(self) -> TextIO:
@@ -131,34 +146,27 @@ class TextRenderer(EventRouter):
             undo = f"; %agent memory delete {change.name} removes it" if change.kind == "created" else ""
             self.note(f"memory {change.kind}: {change.name} — {change.summary}{undo}")
 
-    def child_event(self, child_id: str, event: Any) -> None:
+    def child_event(self, child_id: str, event: ChildEvent) -> None:
         """A sub-agent's progress as indented lines (its text is the delegate tool's result)."""
-        kind = getattr(event, "type", None)
         name = child_id.replace("child-", "sub-agent ")
-        if kind == "child_queued":
-            self._line(self._dim(f"  ↳ {name}: {terminal_safe(' '.join(event.task.split()))[:100]}"))
-        elif kind == "tool_call":
-            self._line(self._dim(f"    {name} ▸ {event.name} {fmt.args_summary(getattr(event, 'args', {}))}"))
-        elif kind == "finish":
-            state, detail = finish_state(getattr(event, "reason", "completed"))
-            self._line(self._dim(f"    {name} {state}" + (f" ({detail})" if detail else "")))
+        match event.type:
+            case "child_queued":
+                self._line(self._dim(f"  ↳ {name}: {terminal_safe(' '.join(event.task.split()))[:100]}"))
+            case "tool_call":
+                self._line(self._dim(f"    {name} ▸ {event.name} {fmt.args_summary(event.args)}"))
+            case "finish":
+                state, detail = finish_state(event.reason)
+                self._line(self._dim(f"    {name} {state}" + (f" ({detail})" if detail else "")))
 
-    def _on_run_start(self, event: Any) -> None:
-        self.status.start(getattr(event, "step_budget", None))
-        self.status.set_state("running")
-
-    def _on_step_start(self, event: Any) -> None:
-        self.status.step = getattr(event, "step", self.status.step + 1)
-
-    def _on_tool_call(self, event: Any) -> None:
-        summary = fmt.args_summary(getattr(event, "args", {}))
+    def _on_tool_call(self, event: ToolCallEvent) -> None:
+        summary = fmt.args_summary(event.args)
         self._line(f"{self._bold('▸ ' + event.name)} {self._dim(summary)}")
 
-    def _on_tool_result(self, event: Any) -> None:
-        content = getattr(event, "content", [])
+    def _on_tool_result(self, event: ToolResultEvent) -> None:
+        content = event.content
         lines = terminal_safe(fmt.output_text(content)).split("\n")
         lines = lines[:-1] if lines and not lines[-1] else lines
-        mark = self._color("31", "✗") if getattr(event, "is_error", False) else self._color("32", "✓")
+        mark = self._color("31", "✗") if event.is_error else self._color("32", "✓")
         self._line(f"  {mark} {event.name}")
         for line in lines[:OUTPUT_LINES]:
             self._line(f"  │ {line}")
@@ -168,20 +176,12 @@ class TextRenderer(EventRouter):
         if pictures:
             self._line(self._dim(f"  │ [{len(pictures)} image(s) not shown in a terminal]"))
 
-    def _on_step_finish(self, event: Any) -> None:
-        self.status.usage = getattr(event, "usage", None) or self.status.usage
-
-    def _on_user_message(self, event: Any) -> None:
-        kind = "steer" if getattr(event, "delivery", "steer") == "steer" else "follow-up"
-        if getattr(event, "phase", "delivered") == "queued":
+    def _on_user_message(self, event: UserMessageEvent) -> None:
+        kind = "steer" if event.delivery == "steer" else "follow-up"
+        if event.phase == "queued":
             self.note(f"queued {kind}: {event.text}")
         else:
             self._line(f"{self._bold('» you')} ({kind}): {terminal_safe(event.text)}")
-
-    def _on_finish(self, event: Any) -> None:
-        self.status.usage = getattr(event, "usage", None) or self.status.usage
-        self.status.set_state(*finish_state(getattr(event, "reason", "completed")))
-        self._line(self._dim(self.status.summary()))
 
     def _args(self, args: Any) -> None:
         """Every line of the call: an approval must not hide its tail."""

@@ -117,7 +117,7 @@ def test_trailing_text_arrives_by_timer(clock, kit):
 def test_errors_show_escaped_and_do_not_raise(clock, kit):
     panel = make_panel(clock)
     panel.handle(kit.event("error", error=RuntimeError("<b>provider</b> said no")))
-    panel.handle(kit.event("tool_result"))  # malformed: no tool_call_id
+    panel.handle(kit.malformed("tool_result"))  # no tool_call_id
     panel.handle(kit.event("nonsense"))  # unknown events are ignored
     panel.handle(kit.event("message", message=object()))
     error = panel._error

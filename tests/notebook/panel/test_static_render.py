@@ -92,7 +92,7 @@ def test_fence_is_longer_than_any_backtick_run():
 
 def test_a_malformed_event_is_reported_not_raised(kit):
     renderer = StaticRenderer(display=lambda _: None)
-    renderer.handle(kit.event("tool_call"))
+    renderer.handle(kit.malformed("tool_call"))
     assert "could not show a tool_call event: AttributeError" in renderer.markdown()
 
 

@@ -80,7 +80,7 @@ def test_terminal_renderer_does_not_import_ipywidgets():
 
 def test_a_malformed_event_is_reported_not_raised(kit):
     renderer, out, _ = renderer_with()
-    renderer.handle(kit.event("tool_result"))
+    renderer.handle(kit.malformed("tool_result"))
     assert out.getvalue().startswith("error: could not show a tool_result event: AttributeError")
 
 
