@@ -11,7 +11,7 @@ what accumulated — once per flush, only what is new — while the cell still e
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.loop.abort import was_cancelled
 from jupyter_agent.notebook.panel import formatting as fmt
@@ -25,6 +25,8 @@ from jupyter_agent.notebook.panel.transcript_document import (
 )
 
 if TYPE_CHECKING:
+    from jupyter_agent.features.memory.store import MemoryChange
+    from jupyter_agent.features.plan.state import PlanState
     from jupyter_agent.notebook.renderer import ChildEvent
     from jupyter_agent.runtime.events import FinishEvent, RunEvent
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
@@ -96,7 +98,7 @@ class TranscriptRecorder(EventRouter):
         self.status.model_label = label
         self.status.context_window = context_window
 
-    def show_plan(self, plan: Any) -> None:
+    def show_plan(self, plan: PlanState) -> None:
         """Kept until the turn ends: one checklist in the output, the final one."""
         from jupyter_agent.features.plan.state import plan_markdown
 
@@ -106,7 +108,7 @@ class TranscriptRecorder(EventRouter):
     def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
         """No buttons here: ``%agent materialize`` puts the code into the next input."""
 
-    def memory_saved(self, *changes: Any) -> None:
+    def memory_saved(self, *changes: MemoryChange) -> None:
         for change in changes:
             self.note(f"Memory {change.kind}: {change.name} — {change.summary} (undo: %agent memory undo {change.name})")
 

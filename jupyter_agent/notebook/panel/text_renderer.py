@@ -21,6 +21,8 @@ from jupyter_agent.notebook.panel.terminal_input import read_line
 from jupyter_agent.notebook.panel.visible import reveal, terminal_safe
 
 if TYPE_CHECKING:
+    from jupyter_agent.features.memory.store import MemoryChange
+    from jupyter_agent.features.plan.state import PlanState
     from jupyter_agent.notebook.renderer import ChildEvent
     from jupyter_agent.runtime.events import RunEvent, ToolCallEvent, ToolResultEvent, UserMessageEvent
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
@@ -131,7 +133,7 @@ class TextRenderer(EventRouter):
         self.status.model_label = label
         self.status.context_window = context_window
 
-    def show_plan(self, plan: Any) -> None:
+    def show_plan(self, plan: PlanState) -> None:
         """Prints the checklist each time it changes (a terminal cannot redraw it in place)."""
         from jupyter_agent.features.plan.state import render_plan_text
 
@@ -141,7 +143,7 @@ class TextRenderer(EventRouter):
     def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
         """No buttons here: ``%agent materialize`` puts the code into the next input."""
 
-    def memory_saved(self, *changes: Any) -> None:
+    def memory_saved(self, *changes: MemoryChange) -> None:
         for change in changes:
             undo = f"; %agent memory delete {change.name} removes it" if change.kind == "created" else ""
             self.note(f"memory {change.kind}: {change.name} — {change.summary}{undo}")
