@@ -53,6 +53,9 @@ def unload_ipython_extension(ipython: InteractiveShell) -> None:
     mcp = sys.modules.get("jupyter_agent.features.mcp.registry")  # no server runs unless it was imported
     if mcp is not None:
         mcp.registry().kill_all()
+    serve = sys.modules.get("jupyter_agent.features.mcp_server.server")  # no server unless it was imported
+    if serve is not None:
+        serve.stop_serving()
     lab = sys.modules.get("jupyter_agent.notebook.comm")  # never registered unless imported
     if lab is not None:
         lab.unregister_comm_target(ipython)

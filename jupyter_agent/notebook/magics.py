@@ -305,7 +305,7 @@ class AgentMagics(Magics):
     def agent_line(self, line: str) -> Report | None:
         """%agent sessions | usage | history | plan | memory [show|delete|undo NAME] | steer TEXT |
         follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] | config | materialize [SESSION] |
-        mcp [tools NAME | restart NAME] | session-file [PATH] | fix [TEXT] | help;
+        mcp [tools NAME | restart NAME] | serve [stop] | session-file [PATH] | fix [TEXT] | help;
         %agent SUBCOMMAND --help describes one."""
         from jupyter_agent.notebook.subcommands import run_subcommand
 

@@ -19,6 +19,7 @@ from jupyter_agent.notebook.config import AgentConfig
 from jupyter_agent.notebook.feature_commands import memory_command, plan_report
 from jupyter_agent.notebook.model_resolution import choose_model
 from jupyter_agent.notebook.report import Report
+from jupyter_agent.notebook.serve_commands import SERVE_ARGUMENTS, SERVE_SUMMARY, serve_command
 from jupyter_agent.notebook.subcommand_parser import Subcommand, SubcommandTable, arg
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ USAGE = """\
 usage: %agent sessions | usage | history | plan | memory [show|delete|undo NAME] |
               steer TEXT | follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] |
               config | materialize [SESSION] | mcp [tools NAME | restart NAME] |
-              session-file [PATH] | fix [TEXT] | help
+              serve [stop] | session-file [PATH] | fix [TEXT] | help
 usage, history, plan, stop, wait and diff take -s/--session NAME (default: the session of the
 latest %%agent cell, else the current one). %agent SUBCOMMAND --help describes one."""
 HISTORY_CHARS = 600  # per message in %agent history: enough to recognise it
@@ -307,6 +308,10 @@ def _mcp(magics: AgentMagics, args: argparse.Namespace) -> Report:
     return mcp_command(magics, args.words, SUBCOMMANDS["mcp"].parser().format_usage().strip())
 
 
+def _serve(magics: AgentMagics, args: argparse.Namespace) -> Report | None:
+    return serve_command(magics, args, SUBCOMMANDS["serve"].parser().format_usage().strip())
+
+
 def _fix(magics: AgentMagics, args: argparse.Namespace) -> None:
     """A turn that fixes the last error (``TEXT``: what the user adds to the request)."""
     from jupyter_agent.notebook.fix import fix_prompt
@@ -373,6 +378,7 @@ SUBCOMMANDS = SubcommandTable(
             _mcp,
             (arg("words", nargs="*", metavar="tools NAME | restart NAME", help="what to show or do (default: the servers)"),),
         ),
+        Subcommand("serve", SERVE_SUMMARY, _serve, SERVE_ARGUMENTS),
         Subcommand(
             "session-file",
             "Where this kernel's sessions are kept; PATH moves them.",

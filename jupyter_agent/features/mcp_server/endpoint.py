@@ -1,0 +1,145 @@
+"""The HTTP side: a streamable-HTTP MCP endpoint on 127.0.0.1, served by uvicorn on the kernel's loop.
+
+The socket is bound before anything starts, so a port in use is an error of the ``%agent serve``
+cell, not of a background task. uvicorn serves on the running loop (no thread: the tools touch
+the user's namespace, which belongs to the kernel's thread) and never installs signal handlers
+(SIGINT is the kernel's Interrupt). Every request must carry ``Authorization: Bearer <token>``
+(compared in constant time) or gets 401; only ``/mcp`` exists; the SDK checks the Host and Origin
+headers (DNS rebinding). ``close()`` stops listening at once, so the port is closed when the
+cell that stops the server returns; open connections are then wound down within a second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import socket
+from typing import TYPE_CHECKING, Any, Iterator
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+HOST = "127.0.0.1"
+PATH = "/mcp"
+GRACEFUL_SECONDS = 1.0  # open streams (a client's GET stream never ends by itself) get this long
+UNAUTHORIZED = "missing or wrong bearer token: use the token %agent serve printed"
+
+
+class PortUnavailableError(OSError):
+    """The port cannot be bound (in use, or privileged); the text names it."""
+
+
+def bind(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1:``port`` (0: a free port the system picks)."""
+    if not 0 <= port <= 65535:
+        raise PortUnavailableError(f"--port takes a port number from 0 to 65535, got {port}")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # A restarted server gets its port back while the old connections linger in TIME_WAIT.
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((HOST, port))
+        sock.listen(128)
+    except OSError as error:
+        sock.close()
+        raise PortUnavailableError(f"cannot listen on {HOST}:{port}: {error.strerror or error}") from None
+    sock.setblocking(False)
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    return f"http://{HOST}:{sock.getsockname()[1]}{PATH}"
+
+
+class BearerGate:
+    """ASGI: ``/mcp`` with the right bearer token goes to the MCP app; anything else is refused."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self._expected = f"Bearer {token}".encode()
+        self.refused = 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return  # no lifespan (it is off) and no websockets
+        if scope["path"].rstrip("/") != PATH:
+            await _respond(send, 404, {"error": f"not found: the MCP endpoint is {PATH}"})
+            return
+        given = next((value for key, value in scope["headers"] if key == b"authorization"), b"")
+        if not hmac.compare_digest(given, self._expected):
+            self.refused += 1
+            await _respond(send, 401, {"error": UNAUTHORIZED}, [(b"www-authenticate", b'Bearer realm="jupyter-agent"')])
+            return
+        await self.app(scope, receive, send)
+
+
+async def _respond(send: Any, status: int, body: dict[str, str], headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    data = json.dumps(body).encode()
+    start = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *(headers or [])]
+    await send({"type": "http.response.start", "status": status, "headers": start})
+    await send({"type": "http.response.body", "body": data})
+
+
+class HttpEndpoint:
+    """``serve()`` (the server's task) runs the SDK's session manager and uvicorn on ``sock``."""
+
+    def __init__(self, server: Server[Any], sock: socket.socket, token: str) -> None:
+        self.server = server
+        self.sock = sock
+        self.port = sock.getsockname()[1]
+        self.token = token
+        self.gate: BearerGate | None = None
+        self._uvicorn: Any = None
+        self.closed = False
+
+    async def serve(self) -> None:
+        import uvicorn
+        from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=[f"{HOST}:{self.port}", f"localhost:{self.port}"],
+            allowed_origins=[f"http://{HOST}:{self.port}", f"http://localhost:{self.port}"],
+        )
+        manager = StreamableHTTPSessionManager(app=self.server, security_settings=security, session_idle_timeout=None)
+        self.gate = BearerGate(manager.handle_request, self.token)
+        config = uvicorn.Config(
+            self.gate,
+            lifespan="off",
+            log_config=None,  # the kernel's logging stays as it is
+            log_level="warning",
+            access_log=False,
+            proxy_headers=False,
+            server_header=False,
+            ws="none",
+            timeout_graceful_shutdown=int(GRACEFUL_SECONDS) or 1,
+        )
+        self._uvicorn = _kernel_uvicorn(config)
+        if self.closed:
+            return
+        async with manager.run():
+            await self._uvicorn.serve(sockets=[self.sock])
+
+    def close(self) -> None:
+        """Stops listening now (synchronously) and asks uvicorn to wind down."""
+        self.closed = True
+        if self._uvicorn is not None:
+            for listener in getattr(self._uvicorn, "servers", []):
+                listener.close()
+            self._uvicorn.should_exit = True
+        self.sock.close()
+
+
+def _kernel_uvicorn(config: Any) -> Any:
+    import uvicorn
+
+    class KernelUvicorn(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield  # SIGINT and SIGTERM stay the kernel's
+
+    return KernelUvicorn(config)
+
+
+__all__ = ["HOST", "PATH", "UNAUTHORIZED", "BearerGate", "HttpEndpoint", "PortUnavailableError", "bind", "url_of"]

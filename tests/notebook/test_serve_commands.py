@@ -1,0 +1,26 @@
+"""``%agent serve`` in an in-process shell (no kernel): what it refuses, and how it reads its options."""
+
+import pytest
+from IPython.core.error import UsageError
+
+from jupyter_agent.notebook.serve_commands import NO_LOOP, SERVE_TOOLS
+
+
+def test_without_an_event_loop_serving_is_refused_with_the_reason(ip):
+    with pytest.raises(UsageError) as caught:
+        ip.run_line_magic("agent", "serve")
+    assert str(caught.value) == NO_LOOP
+
+
+def test_stop_without_a_server_says_so(ip):
+    assert ip.run_line_magic("agent", "serve stop").text == "No MCP server is running in this kernel."
+
+
+def test_the_help_lists_the_options(ip):
+    text = " ".join(ip.run_line_magic("agent", "serve --help").text.split())
+    assert text.startswith("usage: %agent serve [--port N] [-p {ask,readonly,yolo}] [--tools LIST] [-s NAME] [-h] [stop]")
+    assert "(default: the kernel and notebook tools)" in text and "(default: serve)" in text
+
+
+def test_the_default_tools_are_the_kernel_and_notebook_tools_without_file_tools():
+    assert SERVE_TOOLS == ("variables", "inspect", "python", "notebook_read", "notebook_edit", "notebook_run")
