@@ -89,6 +89,7 @@ def _start(magics: Any, args: Any) -> None:
         shell=shell,
         settings=ServeSettings(port=args.port, permissions=permissions),
         after_call=steps.next,
+        run_code=_interruptible,
     )
     try:
         server.start()
@@ -98,6 +99,19 @@ def _start(magics: Any, args: Any) -> None:
     renderer.set_model(f"MCP server {server.url}", None)
     display(serving_report(server, [tool.name for tool in tools], session.name))
     frontend.show(renderer)
+
+
+async def _interruptible(work: Any) -> Any:
+    """A python call's code, reached by the kernel's Interrupt (■) as a turn's code is.
+
+    ipykernel ignores SIGINT while no cell executes, which is when external calls run; guarded,
+    ■ raises inside the code, and the call returns an "interrupted" result to its client.
+    """
+    from jupyter_agent.notebook.interrupt import interrupt_router
+
+    router, token = interrupt_router(), object()
+    with router.guard(token, lambda: None):
+        return await asyncio.get_running_loop().create_task(work(), context=router.bind(token))
 
 
 class _Steps:

@@ -41,6 +41,12 @@ WAITING_FOR_APPROVAL = "waiting for approval in the notebook"
 CANCELLED = "The call was cancelled before it finished."
 # Progress reporting: (progress count, message) -> sent to the client (a no-op without a token).
 Progress = Callable[[float, str], Awaitable[None]]
+# Runs a python call's code: the host routes the kernel's Interrupt (■) into it (see McpServe).
+CodeRunner = Callable[[Callable[[], Awaitable[Any]]], Awaitable[Any]]
+
+
+async def _run_directly(work: Callable[[], Awaitable[Any]]) -> Any:
+    return await work()
 
 
 async def _no_progress(_count: float, _message: str) -> None:
@@ -87,7 +93,9 @@ class ExternalCalls:
         cell_turns: CellTurns,
         redact: Callable[[str], str] = lambda text: text,
         after_call: Callable[[], None] = lambda: None,
+        run_code: CodeRunner | None = None,
     ) -> None:
+        self.run_code = run_code or _run_directly
         self.tools = {tool.name: tool for tool in tools}
         self.policy = policy
         self.emit = emit
@@ -167,10 +175,13 @@ class ExternalCalls:
 
     def _in_turn(self, execute: Any, heartbeat: _Heartbeat) -> Any:
         async def run_in_turn(args: Any, signal: Any) -> Any:
-            async def work() -> Any:
-                heartbeat.resumed()
+            async def code() -> Any:
                 outcome = execute(args, signal)
                 return await outcome if inspect.isawaitable(outcome) else outcome
+
+            async def work() -> Any:
+                heartbeat.resumed()
+                return await self.run_code(code)
 
             return await self.cell_turns.run(work, on_wait=heartbeat.waiting)
 
@@ -183,4 +194,4 @@ class ExternalCalls:
             pass
 
 
-__all__ = ["CANCELLED", "PROGRESS_INTERVAL", "WAITING_FOR_APPROVAL", "ExternalCalls", "Progress"]
+__all__ = ["CANCELLED", "CodeRunner", "PROGRESS_INTERVAL", "WAITING_FOR_APPROVAL", "ExternalCalls", "Progress"]

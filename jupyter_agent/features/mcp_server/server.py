@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from jupyter_agent.features.mcp_server.adapters import client_name, mcp_result, mcp_tools
-from jupyter_agent.features.mcp_server.calls import ExternalCalls
+from jupyter_agent.features.mcp_server.calls import CodeRunner, ExternalCalls
 from jupyter_agent.features.mcp_server.cell_turns import CellTurns
 from jupyter_agent.features.mcp_server.endpoint import HttpEndpoint, bind, url_of
 from jupyter_agent.features.mcp_server.record import CallRecorder
@@ -58,6 +58,7 @@ class McpServe:
     shell: Any
     settings: ServeSettings = field(default_factory=ServeSettings)
     after_call: Callable[[], None] = lambda: None
+    run_code: CodeRunner | None = None  # how a python call's code runs (the notebook routes ■ into it)
     token: str = field(default_factory=lambda: secrets.token_urlsafe(TOKEN_BYTES))
     url: str = ""
     task: asyncio.Task[None] | None = None
@@ -103,6 +104,7 @@ class McpServe:
             cell_turns=self._cell_turns,
             redact=self.session.store.redactor.redact,
             after_call=self.after_call,
+            run_code=self.run_code,
         )
         self._endpoint = HttpEndpoint(self._mcp_server(), sock, self.token)
         self._cell_turns.install()

@@ -119,3 +119,19 @@ async def test_a_cancelled_call_voids_its_question_and_is_shown_and_recorded_as_
     assert renderer.events[2].decision == "cancelled" and renderer.events[3].is_error
     [_, result] = session.store.history()
     assert result.content[0].text == CANCELLED and result.is_error
+
+
+async def test_python_code_runs_through_the_hosts_code_runner(tmp_path):
+    calls, _, _ = external(tmp_path, mode="yolo")
+    around = []
+
+    async def run_code(work):
+        around.append("before")
+        outcome = await work()
+        around.append("after")
+        return outcome
+
+    calls.run_code = run_code
+    await calls.call("variables", {}, "codex")
+    assert around == []  # reads never run code
+    assert texts(await calls.call("python", {"code": "x"}, "codex")) == ["ran x"] and around == ["before", "after"]
