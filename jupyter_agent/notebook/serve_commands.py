@@ -71,6 +71,8 @@ def _start(magics: Any, args: Any) -> None:
         raise UsageError(str(error)) from None
     shell = magics.shell
     steps = _Steps(session)
+    mode = frontend.frontend_mode(shell)
+    renderer = frontend.make_renderer(mode, model_label="MCP server", session=session.name, context_window=None, demo=False)
     tools = build_tools(
         shell,
         session,
@@ -79,9 +81,8 @@ def _start(magics: Any, args: Any) -> None:
         sample_rows=config.sample_rows,
         bash_timeout=config.bash_timeout,
         current_step=steps.current,
+        live_renderer=lambda: renderer,  # an external call's output shows in its card as it is printed
     )
-    mode = frontend.frontend_mode(shell)
-    renderer = frontend.make_renderer(mode, model_label="MCP server", session=session.name, context_window=None, demo=False)
     server = McpServe(
         tools=tools,
         session=session,

@@ -47,8 +47,11 @@ def build_tools(
     bash_timeout: float = 120.0,
     current_step: Callable[[], int] = lambda: 0,
     cell_waits: bool = False,
+    live_renderer: Callable[[], Any] | None = None,
 ) -> list[AgentTool]:
-    """Kernel, notebook and coding tools, in that order, restricted to ``selected`` when given."""
+    """Kernel, notebook and coding tools, in that order, restricted to ``selected`` when given.
+
+    ``live_renderer``: where python's output shows while it runs (default: the running turn's panel)."""
     if tuple(selected) == ("none",):
         return []
     from jupyter_agent.features.notebook_tools import notebook_tools
@@ -60,7 +63,7 @@ def build_tools(
         from jupyter_agent.notebook.live_code import LiveCode
 
         # The turn's panel (the session's renderer while it runs) shows the code's output live.
-        live = LiveCode(lambda: session.current.renderer if session.current is not None else None)
+        live = LiveCode(live_renderer or (lambda: session.current.renderer if session.current is not None else None))
         tools += kernel_tools(shell, data_policy=data_policy, sample_rows=sample_rows, live=live)
     if wanted & set(NOTEBOOK_TOOLS):
         tools += notebook_tools(notebook_context(shell, session, current_step, cell_waits=cell_waits))

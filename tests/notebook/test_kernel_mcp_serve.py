@@ -91,6 +91,18 @@ def test_an_external_call_waits_for_the_running_cell(kernel, served):
     assert "waiting for the running cell to finish" in pending.progress
 
 
+def test_what_an_external_call_prints_shows_in_its_card_while_it_runs(kernel, served):
+    code = (
+        "import pathlib, time\nprint('live line', flush=True)\ndeadline = time.monotonic() + 20\n"
+        "while not pathlib.Path('release').exists() and time.monotonic() < deadline:\n    time.sleep(0.02)"
+    )
+    pending = call(served, "python", {"code": code})
+    kernel.wait_for(lambda: "live line" in kernel.widget_text(served.cell), 20, "the output in the card")
+    assert not pending.done
+    (kernel.folder / "release").touch()
+    assert text_of(pending.wait()).strip() == "live line"
+
+
 def test_the_kernels_interrupt_stops_an_external_call_into_an_error_result(kernel, served):
     code = "import pathlib, time\nbusy = True\npathlib.Path('busy').touch()\nwhile busy:\n    time.sleep(0.02)"
     pending = call(served, "python", {"code": code})
@@ -108,7 +120,7 @@ def test_every_call_is_a_card_in_the_panel_and_recorded_in_the_serve_session(ker
     messages = [record["message"] for record in records if record.get("kind") == "message"]
     calls = [block for m in messages if m["role"] == "assistant" for block in m["content"] if block["type"] == "tool_call"]
     results = [m for m in messages if m["role"] == "tool_result"]
-    assert [c["name"] for c in calls] == ["variables", "python", "python", "python", "python"]
+    assert [c["name"] for c in calls] == ["variables", "python", "python", "python", "python", "python"]
     assert [r["tool_call_id"] for r in results] == [c["id"] for c in calls]  # each call followed by its result
     assert "denied by the user" in json.dumps(results[2])
     assert all(m["model"] == "mcp" for m in messages if m["role"] == "assistant")  # the client, by its name
@@ -121,7 +133,7 @@ def test_serve_stop_closes_the_port_and_a_second_serve_gets_a_new_token(kernel, 
     again = kernel.execute("%agent serve", check=False)
     assert "already serving at " + served.url in kernel.outputs_of(again.msg_id)
     stopped = kernel.outputs_of(kernel.execute("%agent serve stop").msg_id)
-    assert "Stopped the MCP server" in stopped and "5 calls served" in stopped
+    assert "Stopped the MCP server" in stopped and "6 calls served" in stopped
     assert not listening(served.port)
     kernel.wait_for(
         lambda: "Bearer token" not in kernel.outputs_of(served.cell) or _cleared(kernel, served.cell), 20, "the panel's end"
