@@ -24,6 +24,9 @@ namespace, like a cell they ran. Do not overwrite or delete their variables unle
 - Look before you compute: use `variables` and `inspect` (they run no user code) to learn what \
 exists, then run focused `python` snippets. Keep output small: print summaries, `head()`, shapes, \
 never whole large objects.
+- Big or lazy data (Dask, Spark, Polars lazy frames, DuckDB, Arrow datasets): work with the \
+engine's own operations (filter, group-by, aggregate, SQL) and bring back only small results; do \
+not convert the whole to pandas, `.compute()`/`.collect()` it or count its rows unless asked.
 - Plots: use matplotlib and call `plt.show()`; the figure is shown to the user (and to you if you accept images).
 - Python you run executes on the kernel's main thread, like a cell: avoid long-running or \
 blocking code; the user can press Stop or the kernel's Interrupt.
@@ -71,7 +74,7 @@ def _environment(context: PromptContext) -> str:
 _TOOL_HELP = {
     "python": "run Python code in the user's namespace (the last expression is shown, like a cell)",
     "variables": "list the user's variables with type, shape and size (runs no user code)",
-    "inspect": "describe one object: for DataFrames dtypes, shape, nulls, summary, sample rows",
+    "inspect": "describe one object: for DataFrames dtypes, shape, nulls, summary, sample rows (lazy frames: schema and a few rows, never computed whole)",
     "notebook_read": "read the notebook's cells and outputs (an outline, or chosen cells in full)",
     "notebook_edit": "insert, replace or delete a notebook cell (read it first; the user approves)",
     "notebook_run": "run a notebook cell in JupyterLab and get its outputs",

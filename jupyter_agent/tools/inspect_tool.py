@@ -22,6 +22,8 @@ from jupyter_agent.messages import TextContent
 from jupyter_agent.tools.caps import OutputCaps, human_size, truncate_head
 from jupyter_agent.tools.data_policy import DataPolicy
 from jupyter_agent.tools.describe_data import describe_dataframe, describe_ndarray, describe_series
+from jupyter_agent.tools.describe_engines import describe_engine_frame
+from jupyter_agent.tools.engine_frames import engine_kind
 from jupyter_agent.tools.errors import ToolError
 from jupyter_agent.tools.objects import (
     LIBRARY_MODULES,
@@ -39,7 +41,8 @@ from jupyter_agent.tools.objects import (
 
 DESCRIPTION = (
     "Describe one object of the notebook's namespace without running code: DataFrames (dtypes, "
-    "shape, nulls, describe(), sample rows), Series, arrays, modules, functions and classes "
+    "shape, nulls, describe(), sample rows), Polars/Arrow/DuckDB/Dask/Spark frames (schema and a few "
+    "rows, never computing the whole), Series, arrays, modules, functions and classes "
     "(signature and docstring), containers and other objects. Takes a name or attribute path."
 )
 
@@ -141,6 +144,12 @@ def describe(path: str, value: Any, policy: DataPolicy) -> str:
         return f"{path}: " + describe_series(value, policy)
     if is_ndarray(value):
         return f"{path}: " + describe_ndarray(value, policy)
+    kind = engine_kind(value)
+    if kind is not None:
+        try:
+            return f"{path}: " + describe_engine_frame(value, kind, policy)
+        except Exception as error:  # noqa: BLE001 - the engine's own failure (a broken plan) is the answer
+            raise ToolError(f"Describing {path} failed in the engine: {type(error).__name__}: {str(error)[:300]}") from None
     if is_a(value, types.ModuleType):
         return _describe_module(path, value)
     if is_a(value, type) or is_a(value, _ROUTINES):

@@ -16,6 +16,8 @@ import sys
 import types
 from typing import Any
 
+from jupyter_agent.tools.engine_frames import engine_kind, engine_memory, engine_shape_text
+
 # Builtin types whose len() and sys.getsizeof() are the interpreter's own.
 SIZED_BUILTINS = (list, tuple, dict, set, frozenset, str, bytes, bytearray, range)
 SCALARS = (bool, int, float, complex, type(None))
@@ -69,7 +71,7 @@ def shape_text(value: Any) -> str | None:
         return "shape " + "×".join(str(size) for size in value.shape) if value.ndim else "scalar"
     if type(value) in SIZED_BUILTINS:
         return f"len {len(value)}"
-    return None
+    return engine_shape_text(value)  # Polars, Arrow, DuckDB, Dask, Spark: from metadata only
 
 
 def memory_bytes(value: Any) -> int | None:
@@ -84,6 +86,8 @@ def memory_bytes(value: Any) -> int | None:
             return int(value.nbytes)
     except Exception:  # noqa: BLE001 - a broken extension dtype must not break the listing
         return None
+    if engine_kind(value) is not None:
+        return engine_memory(value)
     if _sizeof_is_builtin(type(value)):
         return sys.getsizeof(value)
     return None

@@ -57,3 +57,12 @@ def test_the_notebook_outline_comes_last_after_the_stable_sections(tmp_path):
     assert "- 1 `agent` code [2] ← this agent cell: %%agent" in prompt
     assert "run_cell_magic('agent'" not in prompt  # agent cells from the history stay out
     assert "In [" not in prompt  # no raw In/Out reprs any more
+
+
+def test_the_model_is_told_to_use_the_engine_of_big_frames():
+    prompt = build_system_prompt(PromptContext(notebook_path=None, workspace=Path("/w"), tool_names=["inspect"]))
+    assert (
+        "Big or lazy data (Dask, Spark, Polars lazy frames, DuckDB, Arrow datasets): work with the engine's own operations"
+        in prompt
+    )
+    assert "do not convert the whole to pandas, `.compute()`/`.collect()` it" in prompt
