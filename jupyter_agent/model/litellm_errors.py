@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from jupyter_agent.model.litellm_budget import budget_refusal
 from jupyter_agent.model.secrets import redact_secrets
 
 # Most specific first: ContextWindowExceededError is also a BadRequestError.
@@ -99,6 +100,9 @@ def describe_error(error: BaseException, provider: str, *, mid_stream: bool = Fa
     if any(n & _TIMEOUT_CLASSES for n in names):
         return _format(provider, "request timed out", None, _root_detail(chain))
     connection = any(n & _CONNECTION_CLASSES for n in names)
+    budget = next((found for item in chain if (found := budget_refusal(_detail(item)))), None)
+    if budget is not None:
+        return f"{provider or 'provider'}: {budget}"
     if not connection:
         for item, item_names in zip(chain, names):
             if "MidStreamFallbackError" in item_names:

@@ -2,11 +2,15 @@
 
 litellm reports ``prompt_tokens`` including tokens read from and written to the prompt cache;
 ``Usage.input`` excludes both. Cost uses the model's own rates when it has any, otherwise
-litellm's price map; an unpriced model costs 0. Nothing here raises: usage is informative, and a
+litellm's price map; an unpriced model costs 0. A cost the server reports in the usage (a LiteLLM
+proxy does, at its own prices and margins; so does OpenRouter) is what was billed, and replaces the
+estimate, split over input and output as the estimate was. Nothing here raises: usage is informative, and a
 strange usage object must never fail a response that already arrived.
 """
 
 from __future__ import annotations
+
+import math
 
 from jupyter_agent.messages import Cost, Usage
 from jupyter_agent.model.catalog import litellm_name, price_rates
@@ -42,7 +46,31 @@ def usage_from_litellm(raw: object | None, model: Model) -> Usage:
     except Exception:  # noqa: BLE001 - see the module docstring
         return Usage()
     usage.cost = cost_of(usage, model)
+    reported = reported_cost(raw)
+    if reported is not None:
+        usage.cost = _billed(usage.cost, reported)
     return usage
+
+
+def reported_cost(raw: object) -> float | None:
+    """USD the server says the request cost (``usage.cost``), ``None`` when it says nothing."""
+    value = getattr(raw, "cost", None)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        return None
+    return float(value)
+
+
+def _billed(estimate: Cost, reported: float) -> Cost:
+    if estimate.total <= 0:
+        return Cost(total=reported)
+    scale = reported / estimate.total
+    return Cost(
+        input=estimate.input * scale,
+        output=estimate.output * scale,
+        cache_read=estimate.cache_read * scale,
+        cache_write=estimate.cache_write * scale,
+        total=reported,
+    )
 
 
 def rates_for(model: Model) -> ModelCost | None:

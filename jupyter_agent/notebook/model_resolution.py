@@ -11,7 +11,7 @@ import json
 import os
 import urllib.request
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from jupyter_agent.model import Model, StreamFn, StreamOptions
 from jupyter_agent.model.secrets import remember_secret
@@ -128,10 +128,15 @@ def check_model_name(name: str, api_base: str | None = None) -> str | None:
 
 
 def with_credentials(
-    stream_fn: StreamFn, api_key: str | None, api_base: str | None, idle_timeout: float | None = None
+    stream_fn: StreamFn,
+    api_key: str | None,
+    api_base: str | None,
+    idle_timeout: float | None = None,
+    request_fields: Mapping[str, Any] | None = None,
 ) -> StreamFn:
-    """A stream function that adds the configured key, base URL and idle timeout to every request."""
-    if not api_key and not api_base and idle_timeout is None:
+    """A stream function that adds the configured key, base URL and idle timeout to every request,
+    and ``request_fields`` (a proxy's ``user`` and metadata) unless the caller's options set them."""
+    if not api_key and not api_base and idle_timeout is None and not request_fields:
         return stream_fn
     if api_key:
         remember_secret("api_key", api_key)
@@ -145,6 +150,8 @@ def with_credentials(
             update["api_base"] = api_base
         if idle_timeout is not None and options.idle_timeout is None:
             update["idle_timeout"] = idle_timeout
+        if request_fields:
+            update["extra"] = {**request_fields, **options.extra}
         return stream_fn(model, context, options.model_copy(update=update), metadata)
 
     return stream
@@ -155,7 +162,12 @@ def needs_litellm(choice: ModelChoice) -> bool:
 
 
 def resolve(
-    choice: ModelChoice, *, api_key: str | None = None, api_base: str | None = None, idle_timeout: float | None = None
+    choice: ModelChoice,
+    *,
+    api_key: str | None = None,
+    api_base: str | None = None,
+    idle_timeout: float | None = None,
+    request_fields: Mapping[str, Any] | None = None,
 ) -> ResolvedModel:
     """Builds the model and stream function; may import litellm (call it off the event loop)."""
     if choice.is_demo:
@@ -175,4 +187,5 @@ def resolve(
 
     overrides = {"base_url": api_base} if api_base else {}
     model = get_model(choice.name, **overrides)
-    return ResolvedModel(model, with_credentials(litellm_stream, api_key, api_base, idle_timeout), choice.name)
+    stream_fn = with_credentials(litellm_stream, api_key, api_base, idle_timeout, request_fields)
+    return ResolvedModel(model, stream_fn, choice.name)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal
 from jupyter_agent.messages import Message
 from jupyter_agent.notebook.interrupt import interrupt_router
 from jupyter_agent.notebook.model_resolution import ResolvedModel, needs_litellm, resolve
+from jupyter_agent.notebook.proxy_metadata import proxy_request_fields
 from jupyter_agent.notebook.renderer import Renderer
 from jupyter_agent.notebook.threads import call_on_loop, on_loop_thread
 from jupyter_agent.notebook.turn_request import TurnRequest, TurnSettings
@@ -335,8 +336,14 @@ async def _resolve(turn: Turn) -> ResolvedModel:
         if waiting:
             _safely(turn.renderer.note, LOADING_LITELLM)
     try:
+        session = turn.request.session
         return await asyncio.to_thread(
-            resolve, choice, api_key=settings.api_key, api_base=settings.api_base, idle_timeout=settings.stream_timeout
+            resolve,
+            choice,
+            api_key=settings.api_key,
+            api_base=settings.api_base,
+            idle_timeout=settings.stream_timeout,
+            request_fields=proxy_request_fields(choice.name, session.name, session.notebook),
         )
     finally:
         if waiting:

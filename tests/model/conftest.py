@@ -1,9 +1,14 @@
 """Fixtures for the litellm adapter tests: litellm imported once per session, a fake provider."""
 
+import pathlib
+import sys
+
 import pytest
 
 from jupyter_agent import Model
 from jupyter_agent.testing.fake_provider import FakeProvider
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))  # proxy_harness, for the LiteLLM proxy tests
 
 
 @pytest.fixture(scope="session")
