@@ -2,9 +2,9 @@
 
 litellm reports ``prompt_tokens`` including tokens read from and written to the prompt cache;
 ``Usage.input`` excludes both. Cost uses the model's own rates when it has any, otherwise
-litellm's price map; an unpriced model costs 0. A cost the server reports in the usage (a LiteLLM
-proxy does, at its own prices and margins; so does OpenRouter) is what was billed, and replaces the
-estimate, split over input and output as the estimate was. Nothing here raises: usage is informative, and a
+litellm's price map; an unpriced model costs 0. The cost a LiteLLM proxy reports in the usage (at
+its own prices, margins and discounts) is what was billed: for ``litellm_proxy/…`` models it
+replaces the estimate, split over input and output as the estimate was. Nothing here raises: usage is informative, and a
 strange usage object must never fail a response that already arrived.
 """
 
@@ -17,6 +17,7 @@ from jupyter_agent.model.catalog import litellm_name, price_rates
 from jupyter_agent.model.types import Model, ModelCost
 
 _PER_MILLION = 1_000_000
+PROXY_PROVIDER = "litellm_proxy"
 
 
 def _count(source: object, *names: str) -> int:
@@ -46,7 +47,8 @@ def usage_from_litellm(raw: object | None, model: Model) -> Usage:
     except Exception:  # noqa: BLE001 - see the module docstring
         return Usage()
     usage.cost = cost_of(usage, model)
-    reported = reported_cost(raw)
+    # litellm itself fills usage.cost from its price map for known models; only a proxy's is a bill.
+    reported = reported_cost(raw) if model.provider == PROXY_PROVIDER else None
     if reported is not None:
         usage.cost = _billed(usage.cost, reported)
     return usage

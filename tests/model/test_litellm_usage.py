@@ -74,18 +74,20 @@ def test_a_cost_the_server_reports_replaces_the_estimate(raw_usage):
     # A LiteLLM proxy reports what it billed (its own prices, margins, discounts) as usage.cost.
     raw = raw_usage(prompt_tokens=1000, completion_tokens=500, total_tokens=1500)
     raw.cost = 0.25
-    priced = Model(id="priced", provider="openai", cost=ModelCost(input=1.0, output=3.0))
+    priced = Model(id="team-model", provider="litellm_proxy", cost=ModelCost(input=1.0, output=3.0))
     usage = usage_from_litellm(raw, priced)
     assert usage.cost.total == 0.25
     # Split as the estimate was (0.001 input, 0.0015 output of 0.0025).
     assert usage.cost.input == pytest.approx(0.1) and usage.cost.output == pytest.approx(0.15)
-    unpriced = usage_from_litellm(raw, UNPRICED)
+    unpriced = usage_from_litellm(raw, Model(id="team-model", provider="litellm_proxy"))
     assert (unpriced.cost.total, unpriced.cost.input, unpriced.cost.output) == (0.25, 0.0, 0.0)
+    # Elsewhere usage.cost is litellm's own estimate: the model's rates still win.
+    assert usage_from_litellm(raw, Model(id="priced", provider="openai", cost=ModelCost(input=1.0, output=3.0))).cost.total == 0.0025
 
 
 @pytest.mark.parametrize("value", [None, "0.1", float("nan"), -1.0, True])
 def test_a_strange_reported_cost_keeps_the_estimate(raw_usage, value):
     raw = raw_usage(prompt_tokens=1_000_000, completion_tokens=0, total_tokens=1_000_000)
     raw.cost = value
-    usage = usage_from_litellm(raw, Model(id="priced", provider="openai", cost=ModelCost(input=2.0, output=0.0)))
+    usage = usage_from_litellm(raw, Model(id="priced", provider="litellm_proxy", cost=ModelCost(input=2.0, output=0.0)))
     assert usage.cost.total == 2.0
