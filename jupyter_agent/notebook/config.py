@@ -44,6 +44,8 @@ class AgentConfig:
     delegate: bool = False
     mcp_servers: Any = None  # {"name": {...}} or {"mcpServers": {...}}; see features/mcp/config.py
     mcp_subagents: bool = False
+    undo_snapshot_mb: float = 100.0
+    replay: str = "off"  # "auto": replay a cell whose prompt matches a recorded turn
 
     @classmethod
     def from_magics(cls, magics: AgentMagics, env: Mapping[str, str] | None = None) -> "AgentConfig":

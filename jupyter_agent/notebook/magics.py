@@ -97,6 +97,15 @@ class AgentMagics(Magics):
         "or {'name': {'url': 'http://…/mcp', 'headers': {...}}}; these win over the files."
     ).tag(config=True)
     mcp_subagents = Bool(False, help="Give delegate's sub-agents the read-only MCP tools too.").tag(config=True)
+    undo_snapshot_mb = Float(
+        100.0, help="Values the agent's code names are copied before it runs, for %agent undo, when smaller than this (MB)."
+    ).tag(config=True)
+    replay = Enum(
+        ("off", "auto", "strict"),
+        default_value="off",
+        help="auto: a cell whose prompt matches a recorded turn replays it without the model (else runs live); "
+        "strict: replays or fails. A cell's --replay wins.",
+    ).tag(config=True)
     preload = Bool(True, help="Import litellm in a background thread at %load_ext.").tag(config=True)
 
     def __init__(self, shell: InteractiveShell, **kwargs: object) -> None:
@@ -141,6 +150,13 @@ class AgentMagics(Magics):
     @argument("--no-delegate", action="store_const", const=False, dest="delegate", help="no sub-agents in this turn")
     @argument("--mcp", metavar="NAMES", help="only these MCP servers (comma-separated) in this turn")
     @argument("--no-mcp", action="store_true", help="no MCP servers in this turn")
+    @argument(
+        "--replay",
+        nargs="?",
+        const="on",
+        choices=("on", "strict"),
+        help="play the recorded turn of this prompt again without the model (=strict: fail if there is none)",
+    )
     @argument("-h", "--help", action="store_true", help="show this help")
     def agent_cell(self, line: str, cell: str) -> None:
         """Run an agent turn; the cell body is the prompt."""
@@ -230,6 +246,8 @@ class AgentMagics(Magics):
             mcp=_mcp_selection(args),
             mcp_servers=config.mcp_servers,
             mcp_subagents=config.mcp_subagents,
+            undo_snapshot_mb=config.undo_snapshot_mb,
+            replay=args.replay or config.replay,
         )
         if mentions:
             prompt = _with_mentions(prompt, self.shell, session, settings)
@@ -256,6 +274,7 @@ class AgentMagics(Magics):
                 bash_timeout=settings.bash_timeout,
                 current_step=current_step,
                 cell_waits=cell_waits,
+                snapshot_limit_mb=settings.undo_snapshot_mb,
             )
 
         def make_system(resolved: ResolvedModel, tool_list: list[AgentTool]) -> str:

@@ -43,7 +43,7 @@ STOP_AFTER_CODE = "Stop takes effect when the running Python code returns; the k
 # How long an interrupt that hit non-tool code waits for a tool result before stopping the run.
 INTERRUPT_GRACE = 1.0
 # Errors the user can act on are shown as their message; anything else also names its type.
-_PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "SessionWriteError", "UsageError", "UnknownModelError")
+_PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "SessionWriteError", "UsageError", "UnknownModelError", "ReplayError")
 
 _RUNS: set[asyncio.Task[None]] = set()  # strong references to every turn task
 
@@ -234,7 +234,16 @@ async def _run(turn: Turn) -> None:
 
     session, renderer, settings = turn.session, turn.renderer, turn.settings
     _safely(renderer.set_state, "running")
+    live_note = ""  # why a cell asking for a replay runs live
+    if settings.replay != "off":
+        from jupyter_agent.features.kernel_state.player import replay_if_recorded
+
+        replayed, live_note = await replay_if_recorded(turn)
+        if replayed:  # the recording, played again without a model
+            return
     resolved = turn.resolved = await _resolve(turn)
+    if live_note:
+        _safely(renderer.note, live_note)  # after the note of litellm's loading is cleared
     _safely(renderer.set_model, resolved.label, resolved.model.context_window)
     if turn.stop_requested:
         _safely(renderer.set_state, "stopped", STOPPED_BEFORE_START)

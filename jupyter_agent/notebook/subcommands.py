@@ -181,15 +181,9 @@ def _undo(magics: AgentMagics, args: argparse.Namespace) -> Report:
     notebook_step = _notebook_undo_step(session, step)
     if notebook_step is not None:
         return _undo_notebook_edits(magics, session, notebook_step)
-    try:
-        result = session.snapshots.undo(step)
-    except ValueError as error:
-        return Report(str(error).capitalize() + ".")
-    if not result.ok:
-        lines = [f"- `{conflict.path}`: {conflict.reason}" for conflict in result.conflicts]
-        return Report("Nothing restored: these files changed since the agent wrote them:\n" + "\n".join(lines))
-    restored = "\n".join(f"- `{path}`" for path in result.restored) or "- (no files)"
-    return Report(f"Restored the files of step {result.step}:\n{restored}")
+    from jupyter_agent.features.kernel_state.view import undo_report
+
+    return undo_report(session, magics.shell.user_ns if magics.shell is not None else {}, step)
 
 
 def _notebook_undo_step(session: Any, step: int | None) -> int | None:
@@ -222,13 +216,9 @@ def _undo_notebook_edits(magics: Any, session: Any, step: int) -> Report:
 
 
 def _diff(magics: AgentMagics, args: argparse.Namespace) -> Report:
-    session = session_named(magics, args.session)
-    changes = session.snapshots.diff()
-    if not changes:
-        return Report("The agent has not changed any file in this session.")
-    parts = [f"**{change.status}** `{change.path}`\n\n```diff\n{change.diff}\n```" for change in changes]
-    text = "\n".join(f"{change.status} {change.path}\n{change.diff}" for change in changes)
-    return Report("\n\n".join(parts), text)
+    from jupyter_agent.features.kernel_state.view import diff_report
+
+    return diff_report(session_named(magics, args.session))
 
 
 def _model(magics: AgentMagics, args: argparse.Namespace) -> Report:
@@ -354,11 +344,11 @@ SUBCOMMANDS = SubcommandTable(
         Subcommand("wait", "Wait until the session's turns have ended (on a line of its own).", _wait, (_SESSION,)),
         Subcommand(
             "undo",
-            "Restore the files the agent changed in a step (default: its last).",
+            "Restore the files and variables the agent changed in a step (default: its last).",
             _undo,
             (arg("step", nargs="?", type=_step_number, metavar="STEP", help="the step number"),),
         ),
-        Subcommand("diff", "What the agent changed in files, as diffs.", _diff, (_SESSION,)),
+        Subcommand("diff", "What the agent changed: variables per step, files as diffs.", _diff, (_SESSION,)),
         Subcommand(
             "model",
             "The model of the next turns; with NAME, set it for the session.",

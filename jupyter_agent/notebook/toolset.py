@@ -48,6 +48,7 @@ def build_tools(
     current_step: Callable[[], int] = lambda: 0,
     cell_waits: bool = False,
     live_renderer: Callable[[], Any] | None = None,
+    snapshot_limit_mb: float = 100.0,  # AgentMagics.undo_snapshot_mb
 ) -> list[AgentTool]:
     """Kernel, notebook and coding tools, in that order, restricted to ``selected`` when given.
 
@@ -64,7 +65,11 @@ def build_tools(
 
         # The turn's panel (the session's renderer while it runs) shows the code's output live.
         live = LiveCode(live_renderer or (lambda: session.current.renderer if session.current is not None else None))
-        tools += kernel_tools(shell, data_policy=data_policy, sample_rows=sample_rows, live=live)
+        from jupyter_agent.features.kernel_state import session_watch
+
+        # Each python call's namespace changes: on its card, in the session, undone by %agent undo.
+        watch = session_watch(shell, session, current_step, snapshot_limit_mb)
+        tools += kernel_tools(shell, data_policy=data_policy, sample_rows=sample_rows, live=live, watch=watch)
     if wanted & set(NOTEBOOK_TOOLS):
         tools += notebook_tools(notebook_context(shell, session, current_step, cell_waits=cell_waits))
     if wanted & set(CODING_TOOLS):

@@ -32,6 +32,8 @@ class TurnSettings:
     mcp: tuple[str, ...] | None = None  # MCP servers of the turn: None every configured one, () none
     mcp_servers: Any = None  # AgentMagics.mcp_servers
     mcp_subagents: bool = False  # sub-agents also get the read-only MCP tools
+    undo_snapshot_mb: float = 100.0  # values changed in place are copied for undo under this size
+    replay: str = "off"  # "on" | "strict" | "auto": play a recorded turn again (features/kernel_state/replay.py)
 
 
 @dataclass(frozen=True)

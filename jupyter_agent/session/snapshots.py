@@ -15,6 +15,7 @@ import difflib
 import hashlib
 import json
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,15 +67,26 @@ class SnapshotStore:
     def capture(self, step: int, path: str | Path) -> None:
         """Keeps ``path``'s content (or absence) as it is before ``step`` changes it."""
         key = os.path.abspath(path)
-        entry = self._entries[-1] if self._entries else None
-        if entry is None or entry["settled"] or entry["step"] != step:
-            self.settle()  # a new step starts: earlier steps are over
-            entry = {"seq": len(self._entries) + 1, "step": step, "settled": False, "undone": False, "files": {}}
-            self._entries.append(entry)
+        entry = self._open_entry(step)
         if key in entry["files"]:
             return  # only the state before the step's first change counts
         entry["files"][key] = {"before": self._keep(Path(key)), "after": None}
         self._save(entry)
+
+    def mark(self, step: int) -> int:
+        """The seq of ``step``'s entry, made if needed: for changes kept elsewhere (the kernel's
+        namespace), so that one undo restores them with the step's files."""
+        entry = self._open_entry(step)
+        if not os.path.exists(self.folder / f"{entry['seq']:05d}.json"):
+            self._save(entry)
+        return entry["seq"]
+
+    def find(self, step: int | None = None, also: Collection[int] = ()) -> SnapshotStep:
+        """The entry ``undo(step)`` restores; ``also``: seqs that have changes kept elsewhere.
+
+        Raises ``ValueError`` ("nothing to undo", "no step N to undo") when there is none."""
+        entry = self._find(step, also)
+        return SnapshotStep(entry["seq"], entry["step"], entry["undone"], [Path(p) for p in entry["files"]])
 
     def settle(self) -> None:
         """Records what the agent left for every step not settled yet."""
@@ -89,10 +101,13 @@ class SnapshotStore:
         """Every captured step, oldest first."""
         return [SnapshotStep(e["seq"], e["step"], e["undone"], [Path(p) for p in e["files"]]) for e in self._entries]
 
-    def undo(self, step: int | None = None) -> UndoResult:
-        """Restores the latest step that changed files (or the latest step numbered ``step``) not undone yet."""
+    def undo(self, step: int | None = None, *, seq: int | None = None) -> UndoResult:
+        """Restores the latest step that changed files (or the latest step numbered ``step``, or
+        the entry ``seq`` from ``find``) not undone yet."""
         self.settle()
-        entry = self._find(step)
+        entry = self._entries[seq - 1] if seq is not None else self._find(step)
+        if entry["undone"]:
+            raise ValueError(f"step {entry['step']} is undone already")
         result = UndoResult(step=entry["step"])
         # A call that left a file as it was (refused, failed) has nothing to restore.
         changed = {key: states for key, states in entry["files"].items() if _changed(states)}
@@ -123,11 +138,21 @@ class SnapshotStore:
 
     # -- internals -----------------------------------------------------------------------------
 
-    def _find(self, step: int | None) -> dict:
+    def _open_entry(self, step: int) -> dict:
+        entry = self._entries[-1] if self._entries else None
+        if entry is None or entry["settled"] or entry["step"] != step:
+            self.settle()  # a new step starts: earlier steps are over
+            entry = {"seq": len(self._entries) + 1, "step": step, "settled": False, "undone": False, "files": {}}
+            self._entries.append(entry)
+        return entry
+
+    def _find(self, step: int | None, also: Collection[int] = ()) -> dict:
         for entry in reversed(self._entries):
             if entry["undone"]:
                 continue
-            if entry["step"] == step or (step is None and any(map(_changed, entry["files"].values()))):
+            if entry["step"] == step or (
+                step is None and (entry["seq"] in also or any(map(_changed, entry["files"].values())))
+            ):
                 return entry
         raise ValueError("nothing to undo" if step is None else f"no step {step} to undo")
 

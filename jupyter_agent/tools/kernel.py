@@ -8,7 +8,7 @@ from jupyter_agent.loop import AgentTool
 from jupyter_agent.tools.caps import DEFAULT_CAPS, OutputCaps
 from jupyter_agent.tools.data_policy import DataPolicy, DataPolicyName
 from jupyter_agent.tools.inspect_tool import inspect_tool
-from jupyter_agent.tools.python_tool import LiveOutput, python_tool
+from jupyter_agent.tools.python_tool import CodeWatch, LiveOutput, python_tool
 from jupyter_agent.tools.variables import variables_tool
 
 
@@ -19,13 +19,15 @@ def kernel_tools(
     sample_rows: int = 5,
     caps: OutputCaps | None = None,
     live: LiveOutput | None = None,
+    watch: CodeWatch | None = None,
 ) -> list[AgentTool]:
     """Tools over ``shell`` (an IPython ``InteractiveShell``; in the kernel, its ZMQ shell).
 
     ``data_policy`` bounds what variables and inspect send: "schema" (no values), "sample"
     (statistics and ``sample_rows`` rows) or "full" (as much as the caps allow). ``live``: where
-    the python tool shows its output while the code runs (see ``python_tool.LiveOutput``).
+    the python tool shows its output while the code runs (see ``python_tool.LiveOutput``); ``watch``:
+    what sees each python call's effect on the namespace (see ``python_tool.CodeWatch``).
     """
     policy = DataPolicy(data_policy, sample_rows)
     caps = caps or DEFAULT_CAPS
-    return [python_tool(shell, caps, live), variables_tool(shell, policy, caps), inspect_tool(shell, policy, caps)]
+    return [python_tool(shell, caps, live, watch), variables_tool(shell, policy, caps), inspect_tool(shell, policy, caps)]

@@ -12,12 +12,12 @@ import ast
 import inspect
 import time
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from pydantic import BaseModel, Field
 
-from jupyter_agent.loop import AbortSignal, AgentTool, RunCancelled
-from jupyter_agent.messages import TextContent
+from jupyter_agent.loop import AbortSignal, AgentTool, RunCancelled, ToolOutput
+from jupyter_agent.messages import ImageContent, TextContent
 from jupyter_agent.tools import figures
 from jupyter_agent.tools.caps import OutputCaps
 from jupyter_agent.tools.capture import OutputSink, captured_output
@@ -37,18 +37,29 @@ _INTERRUPTS = (KeyboardInterrupt, RunCancelled)
 LiveOutput = Callable[[], AbstractContextManager[Callable[[str], None] | None]]
 
 
+class CodeWatch(Protocol):
+    """Sees each call's effect on the namespace (the notebook's namespace diff and undo)."""
+
+    def before(self, code: str) -> Any: ...
+
+    # (the line the result ends with, or ""; JSON for the result's details)
+    def after(self, token: Any) -> tuple[str, Any]: ...
+
+
 class PythonArgs(BaseModel):
     code: str = Field(description="Python code to run, as in a notebook cell.")
 
 
-def python_tool(shell: Any, caps: OutputCaps, live: LiveOutput | None = None) -> AgentTool:
-    async def execute(args: PythonArgs, signal: AbortSignal) -> list:
-        return run_python(shell, args.code, signal, caps, live)
+def python_tool(shell: Any, caps: OutputCaps, live: LiveOutput | None = None, watch: CodeWatch | None = None) -> AgentTool:
+    async def execute(args: PythonArgs, signal: AbortSignal) -> list | ToolOutput:
+        return run_python(shell, args.code, signal, caps, live, watch)
 
     return AgentTool(name="python", description=DESCRIPTION, parameters=PythonArgs, execute=execute, label="Python")
 
 
-def run_python(shell: Any, code: str, signal: AbortSignal, caps: OutputCaps, live: LiveOutput | None = None) -> list:
+def run_python(
+    shell: Any, code: str, signal: AbortSignal, caps: OutputCaps, live: LiveOutput | None = None, watch: CodeWatch | None = None
+) -> list | ToolOutput:
     if _needs_event_loop(shell, code):
         raise ToolError(
             "Top-level await cannot run here: the agent itself runs on the kernel's event loop. "
@@ -56,6 +67,7 @@ def run_python(shell: Any, code: str, signal: AbortSignal, caps: OutputCaps, liv
             "call, or run synchronous code."
         )
     sink = OutputSink(caps)
+    watched = watch.before(code) if watch is not None else None
     before = figures.snapshot()
     started = time.monotonic()
     interrupt: BaseException | None = None
@@ -75,15 +87,23 @@ def run_python(shell: Any, code: str, signal: AbortSignal, caps: OutputCaps, liv
     _add_figures(sink, before)
     output = sink.render()
     seconds = time.monotonic() - started
+    changed, details = watch.after(watched) if watch is not None else ("", None)
     if interrupt is not None or signal.aborted:
         cause = type(interrupt).__name__ if interrupt is not None else "the run was stopped"
         raise ToolError(
             f"Interrupted ({cause}) after {seconds:.1f} s. Variables assigned before the interrupt keep "
-            f"their values.\n{output or '(no output before the interrupt)'}"
+            f"their values.\n{output or '(no output before the interrupt)'}" + _line(changed)
         )
     if failure is not None:
-        raise ToolError(_with_image_note(output or f"{type(failure).__name__}: {failure}", sink))
-    return [TextContent(text=output or "(no output)"), *sink.images]
+        raise ToolError(_with_image_note(output or f"{type(failure).__name__}: {failure}", sink) + _line(changed))
+    blocks: list[TextContent | ImageContent] = [TextContent(text=output or "(no output)")]
+    blocks += [TextContent(text=changed)] if changed else []
+    blocks += sink.images
+    return ToolOutput(content=blocks, details={"namespace": details}) if details else blocks
+
+
+def _line(changed: str) -> str:
+    return f"\n{changed}" if changed else ""
 
 
 def _needs_event_loop(shell: Any, code: str) -> bool:

@@ -102,7 +102,7 @@ def test_diff_and_undo_of_what_the_agent_wrote(ip, tmp_path):
     assert open(target).read() == "# Findings\n"
     diff = ip.run_line_magic("agent", "diff -s files")
     assert "**created**" in diff.markdown and "+# Findings" in diff.markdown
-    assert "Restored the files of step 1" in ip.run_line_magic("agent", "undo").markdown
+    assert "Restored step 1" in ip.run_line_magic("agent", "undo").markdown
     assert not os.path.exists(target)
 
 

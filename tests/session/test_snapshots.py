@@ -226,3 +226,20 @@ def test_an_open_snapshot_folder_of_an_earlier_version_is_tightened(tmp_path, wo
     target.write_text("1")
     agent_writes(store, 1, target, "2")
     assert mode_of(folder) == 0o700 and mode_of(folder / "blobs") == 0o700
+
+
+def test_a_mark_joins_the_steps_entry_and_find_counts_changes_kept_elsewhere(snapshots, workspace):
+    target = workspace / "notes.txt"
+    target.write_text("old\n")
+    agent_writes(snapshots, 1, target, "new\n")
+    assert snapshots.mark(1) == 1  # the same step: its files and its variables undo together
+    assert snapshots.mark(2) == 2  # a later step with no file change
+    assert snapshots.find().seq == 1  # entry 2 changed nothing the store knows of
+    assert snapshots.find(also={2}).seq == 2
+    assert snapshots.undo(seq=2).restored == []
+    assert snapshots.find().seq == 1 and snapshots.undo(seq=1).restored == [target]
+    with pytest.raises(ValueError, match="^step 1 is undone already$"):
+        snapshots.undo(seq=1)
+    with pytest.raises(ValueError, match="^nothing to undo$"):
+        snapshots.find()
+    assert SnapshotStore(snapshots.folder).steps()[1].step == 2  # the mark is on disk

@@ -180,3 +180,37 @@ async def test_output_goes_to_the_live_hook_as_it_is_printed(shell):
     result = await python.execute(python.parameters(code=code), AbortController().signal)
     assert result[0].text == "first\nsecond" and entered == [True]
     assert "".join(seen) == "first\nsecond\n"
+
+
+class RecordingWatch:
+    """A CodeWatch that says what it saw: the tool only carries its line and details."""
+
+    def __init__(self, line="Namespace: + a (int)"):
+        self.line = line
+        self.seen = []
+
+    def before(self, code):
+        self.seen.append(code)
+        return len(self.seen)
+
+    def after(self, token):
+        return self.line, [{"token": token}] if self.line else []
+
+
+async def test_a_watch_line_ends_the_result_and_its_details_ride_along(shell):
+    from jupyter_agent.loop.execute_tool import execute_tool
+    from jupyter_agent.messages import ToolCall
+    from jupyter_agent.tools import kernel_tools
+
+    watch = RecordingWatch()
+    tools = {tool.name: tool for tool in kernel_tools(shell, watch=watch)}
+    result = await execute_tool(ToolCall(id="c1", name="python", arguments={"code": "a = 1"}), tools, AbortController().signal)
+    assert [block.text for block in result.content] == ["(no output)", "Namespace: + a (int)"]
+    assert result.details == {"namespace": [{"token": 1}]} and watch.seen == ["a = 1"]
+    failed = await execute_tool(
+        ToolCall(id="c2", name="python", arguments={"code": "a = 2; 1/0"}), tools, AbortController().signal
+    )
+    assert failed.is_error and failed.content[0].text.endswith("ZeroDivisionError: division by zero\nNamespace: + a (int)")
+    watch.line = ""
+    quiet = await execute_tool(ToolCall(id="c3", name="python", arguments={"code": "pass"}), tools, AbortController().signal)
+    assert [block.text for block in quiet.content] == ["(no output)"] and quiet.details is None

@@ -1,0 +1,131 @@
+"""``NamespaceWatch``: the python tool's hook that sees what each call changes in the namespace.
+
+``before(code)`` fingerprints every user variable (references, never copies) and copies the
+values the code names, within the snapshot limit; ``after(token)`` fingerprints again, records
+the difference in the session's ``NamespaceHistory`` under the step's undo entry and returns
+the line the tool card and the model read, with the changes as JSON for the result's details.
+A value copied earlier and unchanged since is not copied again.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Container, Mapping
+
+from jupyter_agent.features.kernel_state.copies import DEFAULT_LIMIT_MB, Kept, NotKept, keep_copy
+from jupyter_agent.features.kernel_state.diff import Entry, NamespaceState, changes_line, diff_states
+from jupyter_agent.features.kernel_state.fingerprints import PLAIN_TYPES, Fingerprint, fingerprint
+from jupyter_agent.features.kernel_state.undo_store import NamespaceHistory
+
+# IPython's own names: output history (_, __, _5), input history (_i, _ii5), and dunder names.
+_IPYTHON_NAME = re.compile(r"^(_+|_i+|_i?\d+|_[dio]h|__.*)$")
+
+
+@dataclass
+class WatchToken:
+    before: NamespaceState
+    kept: dict[str, Kept | NotKept]
+
+
+class NamespaceWatch:
+    def __init__(
+        self,
+        namespace: Mapping[str, Any],
+        history: NamespaceHistory,
+        undo_entry: Callable[[], tuple[int, int]],
+        *,
+        hidden: Container[str] = (),
+        transform: Callable[[str], str] | None = None,
+        limit_mb: float = DEFAULT_LIMIT_MB,
+    ) -> None:
+        """``undo_entry()``: (seq, step) of the running step's undo entry, made on first use."""
+        self.namespace = namespace
+        self.history = history
+        self.undo_entry = undo_entry
+        self.hidden = hidden
+        self.transform = transform
+        self.limit_bytes = int(limit_mb * 1024 * 1024)
+        self._copies: dict[str, tuple[Fingerprint, Kept | NotKept]] = {}
+
+    def state(self) -> NamespaceState:
+        hidden, plain = self.hidden, PLAIN_TYPES
+        state: NamespaceState = {}
+        for name, value in list(self.namespace.items()):
+            if name in hidden or (name[0] == "_" and _IPYTHON_NAME.match(name)):
+                continue
+            cls = type(value)
+            # Plain values inline: this loop runs over every variable twice per call.
+            state[name] = Entry(value, Fingerprint(id(value), cls.__name__) if cls in plain else fingerprint(value))
+        return state
+
+    def before(self, code: str) -> WatchToken:
+        before = self.state()
+        kept: dict[str, Kept | NotKept] = {}
+        for name in named_in(code, self.transform) & before.keys():
+            entry = before[name]
+            if entry.print_.digest is None and entry.print_.shape is None:
+                continue  # immutable or opaque: nothing a copy could restore
+            cached = self._copies.get(name)
+            if cached is not None and cached[0].identity == entry.print_.identity and cached[0].same_content(entry.print_):
+                kept[name] = cached[1]
+                continue
+            kept[name] = keep_copy(entry.value, entry.print_, self.limit_bytes)
+            self._copies[name] = (entry.print_, kept[name])
+        return WatchToken(before, kept)
+
+    def after(self, token: WatchToken) -> tuple[str, list[dict[str, str]]]:
+        after = self.state()
+        changes = diff_states(token.before, after)
+        for name in list(self._copies):
+            if name not in after:
+                del self._copies[name]
+        if not changes:
+            return "", []
+        line = changes_line(changes)
+        try:
+            seq, step = self.undo_entry()
+            self.history.record(seq, step, token.before, after, changes, token.kept)
+        except OSError as error:  # the undo manifest could not be written: the diff is still true
+            line += f" (not undoable: {error})"
+        return line, [change.to_json() for change in changes]
+
+
+def named_in(code: str, transform: Callable[[str], str] | None = None) -> set[str]:
+    """Every plain name the code mentions (loads, stores, ``global``, ``del``)."""
+    try:
+        source = transform(code) if transform is not None else code
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, TypeError, MemoryError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+    return names
+
+
+def session_watch(
+    shell: Any, session: Any, current_step: Callable[[], int], limit_mb: float = DEFAULT_LIMIT_MB
+) -> NamespaceWatch:
+    """The watch of ``session``'s python calls in ``shell``: its history lives as long as the kernel."""
+    from jupyter_agent.features.kernel_state.undo_store import history_for
+
+    def undo_entry() -> tuple[int, int]:
+        step = current_step()
+        return session.snapshots.mark(step), step
+
+    return NamespaceWatch(
+        shell.user_ns,
+        history_for(str(session.path)),
+        undo_entry,
+        hidden=getattr(shell, "user_ns_hidden", None) or (),
+        transform=getattr(shell, "transform_cell", None),
+        limit_mb=limit_mb,
+    )
+
+
+__all__ = ["NamespaceWatch", "WatchToken", "named_in", "session_watch"]

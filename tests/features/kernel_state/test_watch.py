@@ -1,0 +1,95 @@
+"""The python tool's watch: a diff per call, copies only of named values, history per step."""
+
+import numpy as np
+import pandas as pd
+
+from jupyter_agent.features.kernel_state.undo_store import NOT_NAMED, NamespaceHistory
+from jupyter_agent.features.kernel_state.watch import NamespaceWatch, named_in
+
+
+def run(watch, namespace, code):
+    token = watch.before(code)
+    exec(code, namespace)  # noqa: S102 - the test plays the kernel
+    return watch.after(token)
+
+
+def make(namespace, **options):
+    history = NamespaceHistory()
+    return NamespaceWatch(namespace, history, lambda: (1, 1), **options), history
+
+
+def test_a_call_reports_and_records_its_changes_and_undo_restores_them():
+    namespace = {"b": 5, "__builtins__": __builtins__, "_": "ipython output", "_i3": "input", "In": []}
+    watch, history = make(namespace, hidden={"In"})
+    line, details = run(watch, namespace, "a = 1; b = 99")
+    assert line == "Namespace: + a (int), ~ b (int)"
+    assert details == [{"name": "a", "kind": "added", "text": "+ a (int)"}, {"name": "b", "kind": "rebound", "text": "~ b (int)"}]
+    result = history.undo(1, namespace)
+    assert result.restored == ["b"] and result.removed == ["a"] and "a" not in namespace and namespace["b"] == 5
+
+
+def test_an_unchanged_namespace_records_nothing():
+    namespace = {"x": [1]}
+    watch, history = make(namespace)
+    assert run(watch, namespace, "print(x)") == ("", [])
+    assert history.steps == []
+
+
+def test_in_place_changes_are_restored_from_the_copy_and_big_arrays_are_not():
+    frame = pd.DataFrame({"v": range(1000)})
+    big = np.zeros(2**28)
+    namespace = {"df": frame, "big": big}
+    watch, history = make(namespace)
+    line, _ = run(watch, namespace, "df['x'] = 0\nbig[0] = 1.0")
+    assert line == "Namespace: ~ df (column x added), ~ big (values changed)"
+    result = history.undo(1, namespace)
+    assert result.restored == ["df"] and list(namespace["df"].columns) == ["v"]
+    assert result.not_restored == {"big": "2.0 GB, over the 100.0 MB snapshot limit"}
+    assert namespace["big"] is big and big[0] == 1.0  # left as the agent made it, and said so
+
+
+def test_a_value_changed_without_being_named_cannot_be_restored():
+    items = [1, 2]
+    namespace = {"items": items, "grow": lambda: items.append(3)}
+    watch, history = make(namespace)
+    run(watch, namespace, "grow()")
+    assert history.undo(1, namespace).not_restored == {"items": NOT_NAMED}
+
+
+def test_undo_refuses_naming_a_variable_the_user_changed_since():
+    namespace = {"b": 5}
+    watch, history = make(namespace)
+    run(watch, namespace, "b = 99; c = 1")
+    namespace["b"] = 100
+    result = history.undo(1, namespace)
+    assert result.conflicts == {"b": "assigned again since the agent's step"} and not result.ok
+    assert namespace == {"b": 100, "c": 1, "__builtins__": namespace["__builtins__"]}  # nothing changed
+    namespace["b"] = 99
+    assert history.undo(1, namespace).ok and namespace["b"] == 5
+
+
+def test_calls_of_one_step_merge_into_one_undo():
+    namespace = {"b": 5}
+    watch, history = make(namespace)
+    run(watch, namespace, "b = 6")
+    run(watch, namespace, "b = 7; t = 1")
+    run(watch, namespace, "del t")
+    assert [change.text for change in history.steps[0].changes()] == ["~ b (int)"]
+    history.undo(1, namespace)
+    assert namespace["b"] == 5 and "t" not in namespace
+
+
+def test_a_copy_is_reused_while_the_value_is_unchanged():
+    frame = pd.DataFrame({"v": range(10)})
+    namespace = {"df": frame}
+    watch, _ = make(namespace)
+    first = watch.before("df.head()").kept["df"]
+    assert watch.before("print(df)").kept["df"] is first
+    frame["w"] = 1
+    assert watch.before("df").kept["df"] is not first
+
+
+def test_named_in_reads_ipython_syntax_through_the_transform_and_survives_bad_code():
+    assert named_in("x = y + z.w\nglobal g") == {"x", "y", "z", "g"}
+    assert named_in("%time a = b", transform=lambda code: "get_ipython().run_line_magic('time', 'a = b')") == {"get_ipython"}
+    assert named_in("def (:") == set()
