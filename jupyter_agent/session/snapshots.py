@@ -150,9 +150,7 @@ class SnapshotStore:
         for entry in reversed(self._entries):
             if entry["undone"]:
                 continue
-            if entry["step"] == step or (
-                step is None and (entry["seq"] in also or any(map(_changed, entry["files"].values())))
-            ):
+            if entry["step"] == step or (step is None and (entry["seq"] in also or any(map(_changed, entry["files"].values())))):
                 return entry
         raise ValueError("nothing to undo" if step is None else f"no step {step} to undo")
 

@@ -9,7 +9,7 @@ read: ``+ df2 (DataFrame 1200×8), ~ df (2 columns added), − tmp``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from jupyter_agent.features.kernel_state.fingerprints import Fingerprint, describe
 
@@ -19,8 +19,8 @@ LINE_NAMES = 12  # names on the card's line; the rest are counted
 PREFIX = "Namespace: "
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
+    # A tuple: one is made per variable, twice per call.
     value: Any
     print_: Fingerprint
 

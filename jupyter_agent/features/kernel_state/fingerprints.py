@@ -60,6 +60,20 @@ def fingerprint(value: Any) -> Fingerprint:
     return Fingerprint(id(value), kind)
 
 
+def light(value: Any) -> Fingerprint:
+    """Identity and type only: for values the code could not have changed in place (see ``watch``)."""
+    return Fingerprint(id(value), type(value).__name__)
+
+
+def still_matches(value: Any, print_: Fingerprint) -> bool:
+    """Whether ``value`` still matches ``print_``, at the detail the print was taken with."""
+    if id(value) != print_.identity:
+        return False
+    if print_.digest is None and print_.shape is None:
+        return True  # an identity-only print: the same object is all it can tell
+    return fingerprint(value).same_content(print_)
+
+
 def describe(value: Any, print_: Fingerprint | None = None) -> str:
     """A short label: "DataFrame 1200×8", "ndarray (3, 4) float64", "list of 3", "int"."""
     print_ = print_ or fingerprint(value)
@@ -187,4 +201,4 @@ def _take(items: Any, length: int) -> list[Any]:
     return taken
 
 
-__all__ = ["Fingerprint", "describe", "fingerprint", "human_bytes"]
+__all__ = ["Fingerprint", "describe", "fingerprint", "human_bytes", "light", "still_matches"]

@@ -16,10 +16,10 @@ from typing import Any, MutableMapping
 
 from jupyter_agent.features.kernel_state.copies import Kept, NotKept
 from jupyter_agent.features.kernel_state.diff import Entry, NamespaceChange, NamespaceState, diff_states
-from jupyter_agent.features.kernel_state.fingerprints import fingerprint
+from jupyter_agent.features.kernel_state.fingerprints import still_matches
 
 MAX_STEPS = 20  # steps whose values stay referenced (older ones cannot be undone in the namespace)
-NOT_NAMED = "the code did not name it, so no copy was taken before it changed"
+NOT_NAMED = "no copy was taken before the step changed it"
 
 
 @dataclass
@@ -117,7 +117,7 @@ class NamespaceHistory:
             namespace.pop(name, None)
             result.removed.append(name)
             return
-        if fingerprint(before.value).same_content(before.print_):
+        if still_matches(before.value, before.print_):
             namespace[name] = before.value  # the old object is intact: given back by reference
             result.restored.append(name)
         elif isinstance(record.kept, Kept):
@@ -140,7 +140,7 @@ def _conflict(name: str, record: NameRecord, namespace: MutableMapping[str, Any]
     current = namespace[name]
     if id(current) != after.print_.identity:
         return "assigned again since the agent's step"
-    if not fingerprint(current).same_content(after.print_):
+    if not still_matches(current, after.print_):
         return "changed since the agent's step"
     return None
 

@@ -1,7 +1,10 @@
 """``NamespaceWatch``: the python tool's hook that sees what each call changes in the namespace.
 
 ``before(code)`` fingerprints every user variable (references, never copies) and copies the
-values the code names, within the snapshot limit; ``after(token)`` fingerprints again, records
+values the code names, within the snapshot limit. Only the values the code can reach without an
+alias (the names it mentions, and the globals of the functions it names) get a full fingerprint:
+every other variable is compared by identity, which is what keeps a call with hundreds of
+variables cheap; a value changed in place through an alias goes unnoticed. ``after(token)`` fingerprints again, records
 the difference in the session's ``NamespaceHistory`` under the step's undo entry and returns
 the line the tool card and the model read, with the changes as JSON for the result's details.
 A value copied earlier and unchanged since is not copied again.
@@ -12,6 +15,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from types import CodeType, FunctionType
 from typing import Any, Callable, Container, Mapping
 
 from jupyter_agent.features.kernel_state.copies import DEFAULT_LIMIT_MB, Kept, NotKept, keep_copy
@@ -26,6 +30,7 @@ _IPYTHON_NAME = re.compile(r"^(_+|_i+|_i?\d+|_[dio]h|__.*)$")
 @dataclass
 class WatchToken:
     before: NamespaceState
+    watched: set[str]  # names fingerprinted in full (the rest: identity and type)
     kept: dict[str, Kept | NotKept]
 
 
@@ -49,21 +54,25 @@ class NamespaceWatch:
         self.limit_bytes = int(limit_mb * 1024 * 1024)
         self._copies: dict[str, tuple[Fingerprint, Kept | NotKept]] = {}
 
-    def state(self) -> NamespaceState:
+    def state(self, watched: Container[str], full: Callable[[str, Any], bool] | None = None) -> NamespaceState:
+        """The user's variables: ``watched`` ones (or those ``full`` picks) fingerprinted in full."""
         hidden, plain = self.hidden, PLAIN_TYPES
         state: NamespaceState = {}
         for name, value in list(self.namespace.items()):
             if name in hidden or (name[0] == "_" and _IPYTHON_NAME.match(name)):
                 continue
             cls = type(value)
-            # Plain values inline: this loop runs over every variable twice per call.
-            state[name] = Entry(value, Fingerprint(id(value), cls.__name__) if cls in plain else fingerprint(value))
+            if cls in plain or not (name in watched or (full is not None and full(name, value))):
+                state[name] = Entry(value, Fingerprint(id(value), cls.__name__))  # inline: this runs 400 times a call
+            else:
+                state[name] = Entry(value, fingerprint(value))
         return state
 
     def before(self, code: str) -> WatchToken:
-        before = self.state()
+        watched = reachable_names(code, self.namespace, self.transform)
+        before = self.state(watched)
         kept: dict[str, Kept | NotKept] = {}
-        for name in named_in(code, self.transform) & before.keys():
+        for name in watched & before.keys():
             entry = before[name]
             if entry.print_.digest is None and entry.print_.shape is None:
                 continue  # immutable or opaque: nothing a copy could restore
@@ -73,11 +82,17 @@ class NamespaceWatch:
                 continue
             kept[name] = keep_copy(entry.value, entry.print_, self.limit_bytes)
             self._copies[name] = (entry.print_, kept[name])
-        return WatchToken(before, kept)
+        return WatchToken(before, watched, kept)
 
     def after(self, token: WatchToken) -> tuple[str, list[dict[str, str]]]:
-        after = self.state()
-        changes = diff_states(token.before, after)
+        before = token.before
+
+        def new_or_rebound(name: str, value: Any) -> bool:
+            old = before.get(name)
+            return old is None or old.print_.identity != id(value)
+
+        after = self.state(token.watched, new_or_rebound)  # a new value is described in full
+        changes = diff_states(before, after)
         for name in list(self._copies):
             if name not in after:
                 del self._copies[name]
@@ -86,10 +101,35 @@ class NamespaceWatch:
         line = changes_line(changes)
         try:
             seq, step = self.undo_entry()
-            self.history.record(seq, step, token.before, after, changes, token.kept)
+            self.history.record(seq, step, before, after, changes, token.kept)
         except OSError as error:  # the undo manifest could not be written: the diff is still true
             line += f" (not undoable: {error})"
         return line, [change.to_json() for change in changes]
+
+
+def reachable_names(code: str, namespace: Mapping[str, Any], transform: Callable[[str], str] | None = None) -> set[str]:
+    """The names the code mentions, and the globals of the functions it names (two levels deep):
+    the values it can change in place without an alias. These are fingerprinted in full."""
+    names = named_in(code, transform)
+    frontier = set(names)
+    for _ in range(2):
+        found: set[str] = set()
+        for name in frontier:
+            function = namespace.get(name)
+            code_object = getattr(function, "__code__", None) if isinstance(function, FunctionType) else None
+            if code_object is not None:
+                found.update(_global_names(code_object))
+        frontier = found - names
+        names |= found
+    return names
+
+
+def _global_names(code_object: CodeType) -> set[str]:
+    names = set(code_object.co_names)
+    for constant in code_object.co_consts:  # nested functions and comprehensions
+        if isinstance(constant, CodeType):
+            names |= _global_names(constant)
+    return names
 
 
 def named_in(code: str, transform: Callable[[str], str] | None = None) -> set[str]:
@@ -128,4 +168,4 @@ def session_watch(
     )
 
 
-__all__ = ["NamespaceWatch", "WatchToken", "named_in", "session_watch"]
+__all__ = ["NamespaceWatch", "WatchToken", "named_in", "reachable_names", "session_watch"]

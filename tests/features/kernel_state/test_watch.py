@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from jupyter_agent.features.kernel_state.undo_store import NOT_NAMED, NamespaceHistory
+from jupyter_agent.features.kernel_state.undo_store import NamespaceHistory
 from jupyter_agent.features.kernel_state.watch import NamespaceWatch, named_in
 
 
@@ -48,12 +48,19 @@ def test_in_place_changes_are_restored_from_the_copy_and_big_arrays_are_not():
     assert namespace["big"] is big and big[0] == 1.0  # left as the agent made it, and said so
 
 
-def test_a_value_changed_without_being_named_cannot_be_restored():
-    items = [1, 2]
-    namespace = {"items": items, "grow": lambda: items.append(3)}
+def test_a_global_changed_by_a_function_the_code_calls_is_seen_and_restored():
+    namespace = {"items": [1, 2]}
+    exec("def grow():\n    items.append(3)\n\ndef outer():\n    grow()", namespace)  # noqa: S102
     watch, history = make(namespace)
-    run(watch, namespace, "grow()")
-    assert history.undo(1, namespace).not_restored == {"items": NOT_NAMED}
+    assert run(watch, namespace, "outer()")[0] == "Namespace: ~ items (2 → 3 items)"
+    assert history.undo(1, namespace).restored == ["items"] and namespace["items"] == [1, 2]
+
+
+def test_a_value_changed_through_an_alias_is_not_seen():
+    items = [1, 2]
+    namespace = {"items": items, "grow": lambda: items.append(3)}  # a closure, not a global
+    watch, history = make(namespace)
+    assert run(watch, namespace, "grow()") == ("", [])
 
 
 def test_undo_refuses_naming_a_variable_the_user_changed_since():
