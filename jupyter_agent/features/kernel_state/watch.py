@@ -59,7 +59,7 @@ class NamespaceWatch:
         hidden, plain = self.hidden, PLAIN_TYPES
         state: NamespaceState = {}
         for name, value in list(self.namespace.items()):
-            if name in hidden or (name[0] == "_" and _IPYTHON_NAME.match(name)):
+            if name in hidden or not isinstance(name, str) or (name[:1] == "_" and _IPYTHON_NAME.match(name)):
                 continue
             cls = type(value)
             if cls in plain or not (name in watched or (full is not None and full(name, value))):

@@ -100,3 +100,9 @@ def test_named_in_reads_ipython_syntax_through_the_transform_and_survives_bad_co
     assert named_in("x = y + z.w\nglobal g") == {"x", "y", "z", "g"}
     assert named_in("%time a = b", transform=lambda code: "get_ipython().run_line_magic('time', 'a = b')") == {"get_ipython"}
     assert named_in("def (:") == set()
+
+
+def test_ipython_names_and_odd_keys_are_not_user_variables():
+    namespace = {"_": 1, "__": 2, "_5": 3, "_i5": 4, "_oh": {}, "__name__": "m", "": 5, 7: "key", "_mine": 6}
+    watch, _ = make(namespace, hidden={"In"})
+    assert list(watch.state(set())) == ["", "_mine"]
