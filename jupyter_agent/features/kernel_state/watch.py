@@ -159,7 +159,7 @@ def session_watch(
         return session.snapshots.mark(step), step
 
     return NamespaceWatch(
-        shell.user_ns,
+        shell.user_ns if shell is not None else {},  # no shell: a toolset built only to be listed
         history_for(str(session.path)),
         undo_entry,
         hidden=getattr(shell, "user_ns_hidden", None) or (),
