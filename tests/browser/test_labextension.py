@@ -299,8 +299,9 @@ def test_the_stop_shortcut_stops_a_running_agent(page, lab):
 SCRIPTED = """\
 from jupyter_agent.notebook.model_resolution import register_model
 from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
-USER_EDIT = ("from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend\\n"
-             "CommNotebookFrontend(get_ipython()).send_edit("
+# Leaves no variable behind: a namespace change would make this python step the one %agent undo reverts.
+USER_EDIT = ("__import__('jupyter_agent.notebook.comm.notebook_bridge', fromlist=['_'])"
+             ".CommNotebookFrontend(get_ipython()).send_edit("
              "{'op': 'replace', 'cell_id': 'cell-5', 'source': 'typed by the user', 'cell_type': 'code'})")
 m = ScriptedModel([
     tool_calls(call('notebook_read', {})),
