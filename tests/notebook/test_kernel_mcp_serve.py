@@ -64,7 +64,8 @@ def test_python_waits_for_the_click_in_the_notebook_then_returns_its_output(kern
     assert pending.progress[0] == "waiting for approval in the notebook"
     kernel.click(allow.comm_id)
     result = pending.wait()
-    assert not result.is_error and text_of(result).strip() == "now 4243"
+    # The namespace diff ends a python result, for an MCP client as for the model.
+    assert not result.is_error and text_of(result).strip() == "now 4243\nNamespace: ~ answer_value (int)"
     assert kernel.evaluate("answer_value") == "4243"
 
 
