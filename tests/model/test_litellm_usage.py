@@ -82,7 +82,9 @@ def test_a_cost_the_server_reports_replaces_the_estimate(raw_usage):
     unpriced = usage_from_litellm(raw, Model(id="team-model", provider="litellm_proxy"))
     assert (unpriced.cost.total, unpriced.cost.input, unpriced.cost.output) == (0.25, 0.0, 0.0)
     # Elsewhere usage.cost is litellm's own estimate: the model's rates still win.
-    assert usage_from_litellm(raw, Model(id="priced", provider="openai", cost=ModelCost(input=1.0, output=3.0))).cost.total == 0.0025
+    assert (
+        usage_from_litellm(raw, Model(id="priced", provider="openai", cost=ModelCost(input=1.0, output=3.0))).cost.total == 0.0025
+    )
 
 
 @pytest.mark.parametrize("value", [None, "0.1", float("nan"), -1.0, True])
