@@ -86,9 +86,7 @@ def test_stop_while_agent_run_python_loops(lab, browser_page):
     panel = cells.nth(1).locator(".ja-panel")
     # Live output: the loop's prints show in its card while the call still runs.
     panel.locator(".ja-tool").first.wait_for(timeout=STEP_TIMEOUT)
-    panel.locator(
-        ".ja-tool .jupyter-widget-Collapse-header, .ja-tool .p-Collapse-header, .ja-tool .lm-Collapse-header"
-    ).first.click()
+    panel.locator(".ja-tool .ja-fold-title").first.click()  # unfold the card
     panel.get_by_text("tick 3", exact=False).first.wait_for(timeout=STEP_TIMEOUT)
     page.screenshot(path="test-artifacts/stop-python-1-live.png")
     clicked = time.monotonic()

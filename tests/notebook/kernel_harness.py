@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from jupyter_client import KernelManager
+from panel_mirror import PanelMirror, is_panel, node_address
 
 START_TIMEOUT = 60  # a cold kernel starts in ~1 s; a loaded CI machine can be much slower
 REPLY_TIMEOUT = 30  # no test cell takes longer; the agent runs in the background
@@ -82,6 +83,10 @@ class KernelHarness:
         self.kc = None
         self.messages: list[dict] = []  # every iopub message, in arrival order
         self.widgets: dict[str, Widget] = {}
+        self.panels: dict[str, PanelMirror] = {}  # panel widgets by comm id (see panel_mirror)
+        self.page_version: str | None = None  # the panel front end this "page" has loaded
+        self.front_end_subshell: str | None = None
+        self.hellos: dict[str, str] = {}  # msg id of each hello sent -> its panel's comm id (replies belong to the panel)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -102,6 +107,8 @@ class KernelHarness:
         self.km.restart_kernel(now=True)
         self.messages.clear()
         self.widgets.clear()
+        self.panels.clear()
+        self.front_end_subshell = None
         self._connect()
 
     def shutdown(self) -> None:
@@ -194,14 +201,41 @@ class KernelHarness:
             widget = self.widgets.setdefault(content["comm_id"], Widget(content["comm_id"]))
             widget.state.update(content.get("data", {}).get("state", {}))
             widget.parent_ids.append(parent)
+            if is_panel(widget.state):
+                self._open_panel(content["comm_id"], parent)
         elif kind == "comm_msg":
             widget = self.widgets.setdefault(content["comm_id"], Widget(content["comm_id"]))
             data = content.get("data", {})
-            if data.get("method") == "update":
+            panel = self.panels.get(content["comm_id"])
+            if panel is not None and data.get("method") == "custom":
+                panel.receive(data.get("content"), msg.get("buffers") or [])
+                self.page_version = panel.version or self.page_version
+                widget.custom.append(panel.last_text)  # what the message said, inflated
+            elif data.get("method") == "update":
                 widget.state.update(data.get("state", {}))
             elif data.get("method") == "custom":
                 widget.custom.append(data.get("content"))
             widget.parent_ids.append(parent)
+
+    def _open_panel(self, comm_id: str, parent: str) -> None:
+        """Say hello as a page's loader does when the panel's model opens."""
+
+        def node(node_comm: str) -> Widget:
+            widget = self.widgets.get(node_comm)
+            if widget is None:
+                widget = self.widgets[node_comm] = Widget(node_comm, parent_ids=[parent])
+            return widget
+
+        self.panels[comm_id] = PanelMirror(comm_id, parent, node)
+        hello = self.kc.session.msg(
+            "comm_msg", {"comm_id": comm_id, "data": {"method": "custom", "content": ["hello", self.page_version, True]}}
+        )
+        # On a subshell, as JupyterLab sends widget messages: agent-run code may block the main shell.
+        if self.front_end_subshell is None:
+            self.front_end_subshell = self.create_subshell()
+        hello["header"]["subshell_id"] = self.front_end_subshell
+        self.hellos[hello["header"]["msg_id"]] = comm_id
+        self.kc.shell_channel.send(hello)
 
     def of(self, msg_id: str) -> list[dict]:
         return [m for m in self.messages if m["parent_header"].get("msg_id") == msg_id]
@@ -303,6 +337,10 @@ class KernelHarness:
 
     def click(self, comm_id: str, subshell_id: str | None = None) -> None:
         """A button click; with ``subshell_id`` sent to that subshell, as JupyterLab 4.6 sends widget messages."""
+        address = node_address(comm_id)
+        if address is not None:  # a button of a panel: its front end sends the click on the panel's comm
+            self._comm_msg(address[0], {"method": "custom", "content": ["click", address[1]]}, subshell_id)
+            return
         self._comm_msg(comm_id, {"method": "custom", "content": {"event": "click"}}, subshell_id)
 
     def create_subshell(self, timeout: float = REPLY_TIMEOUT) -> str:
@@ -321,7 +359,11 @@ class KernelHarness:
 
     def set_state(self, comm_id: str, **state: Any) -> None:
         """A user edit, as the frontend syncs it (e.g. typing into a Text widget)."""
-        self._comm_msg(comm_id, {"method": "update", "state": state, "buffer_paths": []})
+        address = node_address(comm_id)
+        if address is not None:  # a panel's text box: its front end sends what was typed
+            self._comm_msg(address[0], {"method": "custom", "content": ["value", address[1], state["value"]]})
+        else:
+            self._comm_msg(comm_id, {"method": "update", "state": state, "buffer_paths": []})
         self.widgets.setdefault(comm_id, Widget(comm_id)).state.update(state)
 
     def _comm_msg(self, comm_id: str, data: dict, subshell_id: str | None = None) -> None:
@@ -330,8 +372,20 @@ class KernelHarness:
             msg["header"]["subshell_id"] = subshell_id
         self.kc.shell_channel.send(msg)
 
+    def panel_updates(self, msg_id: str) -> list[tuple[str, str]]:
+        """(parent msg id, text of the nodes it changed) of each update the cell's panels sent after
+        the page's hello was answered."""
+        updates = []
+        for widget in self.cell_widgets(msg_id):
+            if widget.comm_id in self.panels:
+                pairs = zip(widget.parent_ids[1:], widget.custom)
+                updates += [(parent, text) for parent, text in pairs if parent not in self.hellos]
+        return updates
+
     def widget_text(self, parent_msg_id: str | None = None) -> str:
-        """All text-like widget values (and custom appends), optionally only of one cell's widgets."""
+        """All text-like widget values (and custom appends), optionally only of one cell's widgets;
+        with a cell, its displays too (a turn that ended before its panel was seen shows its static
+        rendering)."""
         parts = []
         for widget in self.widgets.values():
             if parent_msg_id and parent_msg_id not in widget.parent_ids:
@@ -340,8 +394,10 @@ class KernelHarness:
                 value = widget.state.get(key)
                 if isinstance(value, str):
                     parts.append(value)
-            for payload in widget.custom:
-                parts.append(str(payload))
+            if widget.comm_id not in self.panels:
+                parts.extend(str(payload) for payload in widget.custom)
+        if parent_msg_id:
+            parts.append(self.outputs_of(parent_msg_id))
         return "\n".join(parts)
 
 

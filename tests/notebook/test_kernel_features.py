@@ -81,10 +81,11 @@ def test_a_delegated_child_gets_its_own_card(kernel):
 
 def test_the_plan_is_shown_live_and_survives_a_kernel_restart(kernel):
     plan = {"items": [{"text": "Load the data", "status": "in_progress"}, {"text": "Plot revenue"}]}
-    kernel.execute(f"script('planner', tool_calls(call('plan', {plan!r})), reply('Planned.'))")
+    # The answer streams slowly: the plan is checked while the panel is live.
+    kernel.execute(f"script('planner', tool_calls(call('plan', {plan!r})), reply('Planned. ' * 20, delay=0.05))")
     msg_id, _ = kernel.agent_cell("-m planner -s planning", "Plan the analysis")
+    kernel.wait_for(lambda: "Plan · 0/2 done" in kernel.widget_text(msg_id), what="the plan widget")
     kernel.wait_turn("planning")
-    kernel.wait_for(lambda: "Plan · 0/2 done" in kernel.widget_text(msg_id), timeout=5, what="the plan widget")
     assert "Load the data" in kernel.widget_text(msg_id)
     kernel.restart()
     kernel.execute("%load_ext jupyter_agent")

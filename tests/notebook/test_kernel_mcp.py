@@ -104,13 +104,7 @@ def test_mcp_tools_reach_the_model_and_read_only_ones_run_without_approval(kerne
     assert kernel.evaluate("last_turn('reads').result.reason") == "'completed'"
     shown = plain(kernel.widget_text(msg_id))
     assert "MCP server 'stuck' is unavailable: did not start within 1 s" in shown  # the panel's note
-    progress = [
-        m
-        for m in kernel.messages
-        if m["msg_type"] == "comm_msg"
-        and m["parent_header"].get("msg_id") == msg_id
-        and "starting MCP servers: demo, stuck, web…" in json.dumps(m["content"], ensure_ascii=False)
-    ]
+    progress = [parent for parent, text in kernel.panel_updates(msg_id) if "starting MCP servers: demo, stuck, web…" in text]
     assert progress  # a cold start shows its progress, not silence
     user_file = kernel.folder / "jupyter-config" / "agent" / "mcp.json"
     assert f"MCP config {user_file}: invalid JSON at line 1 column 41" in shown  # one line; the rest is used

@@ -32,9 +32,9 @@ def test_cell_replies_before_the_turn_ends_and_text_streams_into_the_cell(kernel
     assert reply.ok
     assert "word149" not in squash(kernel.widget_text(msg_id))  # the cell replied mid-stream
     kernel.wait_for(lambda: "word149" in squash(kernel.widget_text(msg_id)), what="the whole answer")
-    updates = [m for m in kernel.messages if m["msg_type"] == "comm_msg" and "word" in json.dumps(m["content"])]
+    updates = [parent for parent, text in kernel.panel_updates(msg_id) if "word" in text]
     assert len(updates) >= 2  # streamed in several updates, not one at the end
-    assert {m["parent_header"]["msg_id"] for m in updates} == {msg_id}
+    assert set(updates) == {msg_id}
     kernel.wait_turn("streaming")
     assert kernel.evaluate("last_turn('streaming').result.reason") == "'completed'"
 
@@ -212,17 +212,31 @@ def test_a_finished_turn_leaves_a_static_rendering_and_closes_its_widgets(kernel
     assert "<details><summary>python · print(6 * 7) · done</summary>" in answer["text/html"]
     assert answer["text/plain"].startswith("✓ done")
     closed = {m["content"]["comm_id"] for m in kernel.messages if m["msg_type"] == "comm_close"}
-    opened = {w.comm_id for w in kernel.cell_widgets(msg_id)}
-    assert opened and opened <= closed
-    # Closed: the kernel's widget registry no longer holds them (they would live as long as the kernel).
-    kernel.execute("import ipywidgets; from jupyter_agent.notebook.panel.finish import widget_tree")
-    assert (
-        kernel.evaluate(
-            "any(w.comm is not None or w in ipywidgets.Widget.widgets.values() "
-            "for w in widget_tree(last_turn('static').renderer.widget))"
-        )
-        == "False"
+    opened = {w.comm_id for w in kernel.cell_widgets(msg_id) if "#" not in w.comm_id}  # "#": a node of the panel
+    assert len(opened) == 1 and opened <= closed  # one widget for the whole turn, closed
+    # Closed: the kernel's widget registry no longer holds it (it would live as long as the kernel).
+    kernel.execute("import ipywidgets; _panel = last_turn('static').renderer.widget")
+    assert kernel.evaluate("_panel.comm is None and _panel not in ipywidgets.Widget.widgets.values()") == "True"
+
+
+def test_a_finished_turn_releases_its_run_and_widget(kernel):
+    # The first turn has what holds callbacks: a tool card, the approval bar clicked, Stop and Steer.
+    kernel.execute(
+        "script('release', tool_calls(call('python', {'code': 'kept = 6 * 7'})), reply('first answer'), reply('second'))"
     )
+    msg_id, _ = kernel.agent_cell("-m release -s release", "one")
+    kernel.wait_for(lambda: "to run?" in kernel.widget_text(msg_id), what="the approval bar")
+    kernel.click(kernel.button(msg_id, "Allow once").comm_id)
+    kernel.wait_turn("release")
+    kernel.execute(
+        "import gc, weakref\n_t = last_turn('release')\n"
+        "_refs = [weakref.ref(x) for x in (_t, _t.run, _t.renderer, _t.renderer.widget, _t.renderer.controls.stop_button)]\n"
+        "del _t"
+    )
+    kernel.agent_cell("-m release -s release", "two")  # the session keeps its newest turn only
+    kernel.wait_turn("release")
+    kernel.execute("gc.collect()")
+    assert kernel.evaluate("[r() is None for r in _refs]") == "[True, True, True, True, True]"
 
 
 def test_a_session_write_failure_ends_the_turn_with_the_error_in_the_panel(kernel):

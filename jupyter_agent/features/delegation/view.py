@@ -11,13 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import ipywidgets as W
-from ipywidgets.widgets.widget_string import HTMLStyle
-
 from jupyter_agent.features.delegation.child import REFUSED
 from jupyter_agent.notebook.panel import formatting as fmt
-from jupyter_agent.notebook.panel.column import GrowingColumn
 from jupyter_agent.notebook.panel.inline import escape
+from jupyter_agent.notebook.panel.nodes import Node
 from jupyter_agent.notebook.panel.shared import Shared
 from jupyter_agent.notebook.panel.status import finish_state
 from jupyter_agent.notebook.panel.tool_card import ToolCard
@@ -49,12 +46,11 @@ class ChildCard:
         self.status = "waiting for a slot"
         self.step = 0
         self._shared, self._clock, self._flush, self._poke = shared, clock, flush, poke
-        self._body = GrowingColumn(css_class="ja-child-body", layout=shared.layout)
-        self._body.append(shared.html(f'<div class="ja-label">task</div>{escape(task)}', "ja-child-task"))
-        # Open while the sub-agent works, so its activity is visible as it happens.
-        self.accordion = W.Accordion(
-            [self._body.root], titles=(self._title(),), selected_index=0, layout=shared.layout, _dom_classes=("ja-child",)
+        self._body = shared.vbox(
+            [shared.html(f'<div class="ja-label">task</div>{escape(task)}', "ja-child-task")], "ja-child-body"
         )
+        # Open while the sub-agent works, so its activity is visible as it happens.
+        self.accordion = shared.accordion(self._body, self._title(), "ja-child", open=True)
         self.widget = self.accordion
         self.cards: dict[str, ToolCard] = {}
         self.text: MarkdownStream | None = None
@@ -81,7 +77,7 @@ class ChildCard:
                 self._end_text()
                 card = ToolCard(event.tool_call_id, event.name, event.args, clock=self._clock, shared=self._shared)
                 self.cards[event.tool_call_id] = card
-                self._body.append(card.widget)
+                self._append(card.widget)
             case "tool_result":
                 finished = self.cards.get(event.tool_call_id)
                 if finished is not None:
@@ -93,8 +89,8 @@ class ChildCard:
 
     def _on_text(self, event: RunTextDeltaEvent) -> None:
         if self.text is None:
-            self.text = MarkdownStream(css_class="ja-stream", layout=self._shared.layout, style=self._shared.style(HTMLStyle))
-            self._body.append(self.text.widget)
+            self.text = MarkdownStream(css_class="ja-stream", shared=self._shared)
+            self._append(self.text.widget)
         self.text.append(event.delta)
         self._poke()
 
@@ -110,7 +106,10 @@ class ChildCard:
         self.accordion.selected_index = None  # finished: fold away, the report is the tool's result
 
     def _add_note(self, text: str, css: str) -> None:
-        self._body.append(self._shared.html(escape(text), css))
+        self._append(self._shared.html(escape(text), css))
+
+    def _append(self, node: Node) -> None:
+        self._body.children = (*self._body.children, node)
 
     def _end_text(self) -> None:
         if self.text is not None:
@@ -141,7 +140,7 @@ class ChildCards:
         clock: Callable[[], float],
         flush: Callable[[], None],
         poke: Callable[[], None],
-        place: Callable[[W.Widget], None],
+        place: Callable[[Node], None],
     ) -> None:
         self._shared, self._clock, self._flush, self._poke, self._place = shared, clock, flush, poke, place
         self.cards: dict[str, ChildCard] = {}

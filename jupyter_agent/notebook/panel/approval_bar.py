@@ -9,10 +9,12 @@ characters revealed: what is approved is exactly what runs.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.inline import escape
+from jupyter_agent.notebook.panel.nodes import Button
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, is_visible, set_visible
 from jupyter_agent.notebook.panel.tool_card import args_html
 from jupyter_agent.notebook.panel.visible import reveal
@@ -29,19 +31,20 @@ class ApprovalBar:
         shared = shared or Shared()
         self._title = shared.html()
         self._args = shared.html()
-        self.buttons = {
+        self.buttons: dict[Decision, Button] = {
             "once": shared.button("Allow once", button_style="primary"),
             "tool": shared.button("Allow for this session"),
             "call": shared.button("Allow this exact call"),
             "deny": shared.button("Deny", button_style="danger"),
         }
         for decision, button in self.buttons.items():
-            button.on_click(lambda _button, decision=decision: self.decide(decision))
+            button.on_click(self._decider(decision))
         buttons = shared.hbox(self.buttons.values(), "ja-approval-buttons")
         self.widget = shared.vbox([self._title, self._args, buttons], "ja-approval", HIDDEN)
         self._future: asyncio.Future[Decision] | None = None
         self._lock: asyncio.Lock | None = None
         self.request: Any = None
+        self.changed: Callable[[], None] | None = None  # called once the bar was shown or hidden
 
     @property
     def visible(self) -> bool:
@@ -59,6 +62,9 @@ class ApprovalBar:
             finally:
                 self._future = None
                 self._hide()
+
+    def _decider(self, decision: Decision) -> Callable[[Any], None]:
+        return lambda _button: self.decide(decision)
 
     def decide(self, decision: Decision) -> None:
         """Resolve the waiting request (what a button click does)."""
@@ -82,10 +88,14 @@ class ApprovalBar:
         )
         self.buttons["tool"].description = f"Allow {name} for this session"
         set_visible(self.widget, True)
+        if self.changed is not None:
+            self.changed()
 
     def _hide(self) -> None:
         self.request = None
         set_visible(self.widget, False)
+        if self.changed is not None:
+            self.changed()
 
 
 def _resolve(future: asyncio.Future[Decision], decision: Decision) -> None:

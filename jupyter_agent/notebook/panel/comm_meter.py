@@ -27,6 +27,7 @@ class Sent:
     data: Any
     content_bytes: int
     buffer_bytes: int
+    buffers: list[bytes] = field(default_factory=list)
 
 
 @dataclass
@@ -83,4 +84,5 @@ class _MeteredComm(BaseComm):
         content = {"comm_id": self.comm_id, "data": data or {}, **{k: v for k, v in keys.items() if v}}
         size = len(json.dumps(content, ensure_ascii=False, default=repr).encode("utf-8", "surrogateescape"))
         buffer_bytes = sum(memoryview(buffer).nbytes for buffer in buffers or ())
-        self._meter.sent.append(Sent(msg_type, self.comm_id, data, size, buffer_bytes))
+        kept = [bytes(buffer) for buffer in buffers or ()]
+        self._meter.sent.append(Sent(msg_type, self.comm_id, data, size, buffer_bytes, kept))

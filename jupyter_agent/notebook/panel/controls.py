@@ -47,7 +47,6 @@ class Controls:
         self.steer_button.on_click(lambda _: self._send("steer"))
         self.follow_up_button.on_click(lambda _: self._send("follow_up"))
         self.stop_button.on_click(lambda _: self._stop())
-        handle_where_sent(self.stop_button)
         self.queue_html = shared.html("", "ja-queue", HIDDEN)
         row = shared.hbox([self.text, self.steer_button, self.follow_up_button, self.stop_button], "ja-controls")
         self.widget = shared.vbox([self.queue_html, row])

@@ -5,40 +5,14 @@ shows "model not found", and nbconvert prints the widget's repr. So the cell's o
 cleared and the recorded transcript displayed in their place (Markdown, escaped HTML, a short
 plain text, images as images). Both messages carry the parent header of the ``%%agent`` cell:
 the turn's task was created while that cell executed, and ipykernel routes a task's output by the
-context it was created in. Closing the widgets frees what they hold in the kernel (each one is a
-comm and a traitlets object with its value).
+context it was created in. Closing the panel's widget frees what it holds in the kernel (its comm,
+its nodes, and through the buttons' hooks the turn itself).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
-
-import ipywidgets as W
-
-
-def widget_tree(root: W.Widget) -> Iterator[W.Widget]:
-    """Every widget reachable from ``root`` through its synced traits (children, layout, style)."""
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        widget = stack.pop()
-        if id(widget) in seen:
-            continue
-        seen.add(id(widget))
-        yield widget
-        for name in widget.keys:
-            value = getattr(widget, name, None)
-            values = value if isinstance(value, (list, tuple)) else (value,)
-            stack.extend(item for item in values if isinstance(item, W.Widget))
-
-
-def close_tree(root: W.Widget) -> int:
-    """Closes ``root`` and everything it holds; returns how many widgets were closed."""
-    widgets = list(widget_tree(root))
-    for widget in widgets:
-        widget.close()
-    return len(widgets)
 
 
 def replace_with_static(
@@ -64,7 +38,7 @@ def replace_with_static(
 def finish_panel(
     panel: Any, *, clear: Callable[[], None] | None = None, display: Callable[[dict[str, str]], None] | None = None
 ) -> None:
-    """The panel's end: its static rendering in the cell, then its widgets closed."""
+    """The panel's end: its static rendering in the cell, then its widget closed."""
     bundles = panel.static_bundles()
     replace_with_static(bundles, clear=clear, display=display)
-    close_tree(panel.widget)
+    panel.close()

@@ -1,17 +1,15 @@
-"""AgentPanel: the ipywidgets view of one agent turn, fed by run events.
+"""AgentPanel: the live view of one agent turn, fed by run events; one widget per turn.
 
-A pure consumer: `handle(event)` turns each run event into widget changes (cheaply — text is
-buffered and rendered by a rate-limited coalescer), `ask()` waits for an approval click, and the
-buttons call the `on_*` hooks the integration installs. There is no agent logic here.
+A pure consumer: `handle(event)` turns each run event into changes of the panel's nodes (cheaply —
+text is buffered and rendered by a coalescer that bounds its lag), `ask()` waits for an approval
+click, and the buttons call the `on_*` hooks the integration installs. There is no agent logic here.
+Every public method ends by sending what it changed (``PanelWidget.flush``): one message at most.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
-
-import ipywidgets as W
-from ipywidgets.widgets.widget_string import HTMLStyle
 
 from jupyter_agent.features.delegation.view import ChildCards
 from jupyter_agent.features.memory.view import MemoryView
@@ -20,18 +18,18 @@ from jupyter_agent.loop.abort import was_cancelled
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.approval_bar import ApprovalBar
 from jupyter_agent.notebook.panel.coalescer import Clock, Coalescer, LoopClock, TimerHandle
-from jupyter_agent.notebook.panel.column import GrowingColumn
 from jupyter_agent.notebook.panel.controls import Controls
 from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.footer import Footer
 from jupyter_agent.notebook.panel.inline import escape
+from jupyter_agent.notebook.panel.nodes import Button, Node
 from jupyter_agent.notebook.panel.panel_events import dispatch
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
 from jupyter_agent.notebook.panel.static_render import TranscriptRecorder
 from jupyter_agent.notebook.panel.status import TERMINAL
-from jupyter_agent.notebook.panel.style import style_html
 from jupyter_agent.notebook.panel.tool_card import ToolCard
 from jupyter_agent.notebook.panel.transcript import MarkdownStream
+from jupyter_agent.notebook.panel.turn_widget import PanelWidget
 from jupyter_agent.runtime.events import (
     RunEvent,
     RunTextDeltaEvent,
@@ -48,14 +46,9 @@ if TYPE_CHECKING:
     from jupyter_agent.notebook.renderer import ChildEvent
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
-# Text never lags the model by more than this (at 300 characters/s, ~2.5 updates a second).
-MAX_LAG = 0.4
-# An update is worth sending once the new text is at least half of what it resends (so live
-# updates cost ≤ 2 bytes per character); 110 bytes is the comm message's own overhead, 1.25 the
-# HTML markup per source character.
-UPDATE_WORTH = 2.0
-_UPDATE_OVERHEAD = 110
-_HTML_PER_CHAR = 1.25
+# Text is sent at most this long after it arrived, at any rate: an update costs only the new text
+# and ~90 bytes of envelope, so ~11 updates a second at most.
+MAX_LAG = 0.09
 # Refresh the elapsed time in the footer at most this often while text streams.
 FOOTER_TICK = 5.0
 
@@ -76,12 +69,12 @@ class AgentPanel(EventRouter):
         self.record = TranscriptRecorder(model_label=model_label, session=session, context_window=context_window, demo=demo)
         self._last_note = ""
         self._shared = Shared()
-        self._body = GrowingColumn(css_class="ja-body", layout=self._shared.layout)
+        self._body = self._shared.vbox((), "ja-body")
         self.approval = ApprovalBar(self._shared)
         # Made on first use: most turns have no plan, no memory changes and no code to materialize.
         self.plan: PlanView | None = None
         self.memory: MemoryView | None = None
-        self.materialize_button: W.Button | None = None
+        self.materialize_button: Button | None = None
         self._error = self._shared.html("", "ja-error", HIDDEN)
         self._note = self._shared.html("", "ja-note", HIDDEN)
         self.controls = Controls(note=self.note, shared=self._shared)
@@ -93,9 +86,12 @@ class AgentPanel(EventRouter):
             clock=self._clock.now,
             shared=self._shared,
         )
-        self._stylesheet = self._shared.html(style_html(), "ja-hidden-style")
-        self.widget = self._shared.vbox(self._sections(), "ja-panel", "ja-state-running")
-        self._coalescer = Coalescer(self._render_streams, ready=self._update_is_worth_it, max_interval=MAX_LAG, clock=self._clock)
+        self.root = self._shared.vbox(self._sections(), "ja-panel", "ja-state-running")
+        self._shared.document.set_root(self.root)
+        self.widget = PanelWidget(self._shared.document)
+        self.approval.changed = self.widget.flush
+        self.widget.immediate.add(self.controls.stop_button.id)  # Stop must reach code that blocks the loop
+        self._coalescer = Coalescer(self._render_streams, ready=lambda: False, max_interval=MAX_LAG, clock=self._clock)
         self._text: MarkdownStream | None = None
         self._thinking: MarkdownStream | None = None
         self._cards: dict[str, ToolCard] = {}
@@ -119,6 +115,7 @@ class AgentPanel(EventRouter):
     def handle(self, event: RunEvent) -> None:
         self.record.handle(event)
         super().handle(event)
+        self.widget.flush()
 
     def static_bundles(self) -> list[dict[str, str]]:
         """The finished turn as notebook outputs (Markdown + HTML, images), for a saved notebook."""
@@ -133,24 +130,37 @@ class AgentPanel(EventRouter):
         self.flush()
         finish_panel(self)
 
+    def close(self) -> None:
+        """Closes the widget and drops the hooks: nothing of the finished turn stays reachable from here."""
+        self._coalescer.close()
+        if self._footer_timer is not None:
+            self._footer_timer.cancel()
+            self._footer_timer = None
+        self.widget.close()
+        self.controls.on_stop = self.controls.on_steer = self.controls.on_follow_up = None
+
     @property
     def cards(self) -> list[ToolCard]:
         return list(self._cards.values())
 
     @property
-    def items(self) -> list[W.Widget]:
-        """The widgets of the transcript, in order (text streams, thinking, cards, messages)."""
-        return self._body.widgets()
+    def items(self) -> list[Node]:
+        """The nodes of the transcript, in order (text streams, thinking, cards, messages)."""
+        return list(self._body.children)
 
     async def ask(self, request: ApprovalRequest) -> Decision:
         """Show the approval bar; resolves to "once" | "tool" | "call" | "deny" on a click."""
         self._end_streams()
-        return await self.approval.ask(request)
+        self.widget.flush()
+        try:
+            return await self.approval.ask(request)
+        finally:
+            self.widget.flush()
 
     def set_state(self, state: str, detail: str = "") -> None:
         self.state = state
         self.footer.set_state(state, detail)
-        self.widget._dom_classes = ("ja-panel", f"ja-state-{self.footer.state}")  # never hidden
+        self.root._dom_classes = ("ja-panel", f"ja-state-{self.footer.state}")  # never hidden
         if state in TERMINAL:
             self.flush()
             self.controls.set_enabled(False)
@@ -161,6 +171,7 @@ class AgentPanel(EventRouter):
             self.controls.set_enabled(True)
             self._keep_footer_ticking()
         self.footer.refresh()
+        self.widget.flush()
 
     def _keep_footer_ticking(self) -> None:
         # While the model thinks or a tool runs no event arrives: the elapsed time must still move.
@@ -174,6 +185,7 @@ class AgentPanel(EventRouter):
         if self._clock.now() - self._footer_shown_at >= FOOTER_TICK:
             self._footer_shown_at = self._clock.now()
             self.footer.refresh()
+            self.widget.flush()
         self._keep_footer_ticking()
 
     def live_output(self, text: str) -> None:
@@ -186,6 +198,7 @@ class AgentPanel(EventRouter):
         if card is not None:
             card.show_live(text)
         self.tick()
+        self.widget.flush()
 
     def tick(self) -> None:
         """Moves the footer's clock when the loop cannot (agent-run code blocks it)."""
@@ -199,16 +212,19 @@ class AgentPanel(EventRouter):
         shown = self._errors[-5:]  # why: a failing loop must not grow the box without bound
         self._error.value = "".join(f"<b>Error</b><pre>{escape(fmt.truncate(text, 4000))}</pre>" for text in shown)
         set_visible(self._error, True)
+        self.widget.flush()
 
     def note(self, text: str) -> None:
         self._last_note = text  # one note at a time, as shown; the last one is kept
         self._note.value = escape(text)
         set_visible(self._note, bool(text))
+        self.widget.flush()
 
     def flush(self) -> None:
         """Render any buffered text now (end of a run, before structural changes)."""
         self._coalescer.flush()
         self.footer.refresh()
+        self.widget.flush()
 
     def set_model(self, label: str, context_window: int | None) -> None:
         """The resolved model: its name, and the window the context gauge measures against."""
@@ -216,6 +232,7 @@ class AgentPanel(EventRouter):
         self.footer.model_label = label
         self.footer.context_window = context_window
         self.footer.refresh()
+        self.widget.flush()
 
     def show_plan(self, plan: PlanState) -> None:
         """The task plan (a ``PlanState``), above the transcript; hidden while it is empty."""
@@ -226,6 +243,7 @@ class AgentPanel(EventRouter):
             self.plan = PlanView(self._shared)
             self._arrange()
         self.plan.show(plan)
+        self.widget.flush()
 
     def memory_saved(self, *changes: MemoryChange) -> None:
         """Memory changes (``MemoryChange``), each shown with an Undo button."""
@@ -236,6 +254,7 @@ class AgentPanel(EventRouter):
             self.memory = MemoryView(self._shared)
             self._arrange()
         self.memory.add(*changes)
+        self.widget.flush()
 
     def child_event(self, child_id: str, event: ChildEvent) -> None:
         """An event of a sub-agent: shown in its card, nested under the delegate call."""
@@ -244,6 +263,7 @@ class AgentPanel(EventRouter):
             self.children.handle(child_id, event)
         except Exception as exc:  # noqa: BLE001 - a display problem must not end the sub-agent
             self.show_error(f"panel could not show a sub-agent's {event.type} event: {fmt.error_text(exc)}")
+        self.widget.flush()
 
     def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
         """A "Materialize" button for a finished turn; ``materialize()`` says what it did."""
@@ -259,13 +279,13 @@ class AgentPanel(EventRouter):
         button.on_click(lambda _button: self.note(materialize()))
         self.materialize_button = button
         self._arrange()
+        self.widget.flush()
 
-    def _sections(self) -> list[W.Widget]:
-        parts = [
-            self._stylesheet,
-            self.plan and self.plan.widget,
-            self._body.root,
-            self.memory and self.memory.widget,
+    def _sections(self) -> list[Node]:
+        parts: list[Node | None] = [
+            self.plan.widget if self.plan else None,
+            self._body,
+            self.memory.widget if self.memory else None,
             self.approval.widget,
             self._error,
             self._note,
@@ -276,7 +296,7 @@ class AgentPanel(EventRouter):
         return [part for part in parts if part is not None]
 
     def _arrange(self) -> None:
-        self.widget.children = tuple(self._sections())
+        self.root.children = tuple(self._sections())
 
     # Event handlers
     def _dispatch(self, event: RunEvent) -> None:
@@ -286,7 +306,7 @@ class AgentPanel(EventRouter):
         if self._text is None:
             self._end_streams()
             self._text = self._new_stream("ja-stream")
-            self._body.append(self._text.widget)
+            self._append(self._text.widget)
         self._text.append(event.delta)
         self._coalescer.poke()
 
@@ -295,7 +315,7 @@ class AgentPanel(EventRouter):
             self._end_streams()
             self._thinking = self._new_stream("ja-stream")
             box = self._shared.accordion(self._thinking.widget, "Thinking", "ja-thinking")
-            self._body.append(box)
+            self._append(box)
         self._thinking.append(event.delta)
         self._coalescer.poke()
 
@@ -303,14 +323,14 @@ class AgentPanel(EventRouter):
         self._end_streams()
         card = ToolCard(event.tool_call_id, event.name, event.args, clock=self._clock.now, shared=self._shared)
         self._cards[event.tool_call_id] = card
-        self._body.append(card.widget)
+        self._append(card.widget)
 
     def _on_tool_result(self, event: ToolResultEvent) -> None:
         card = self._cards.get(event.tool_call_id)
         if card is None:  # a result without its call (should not happen): still show it
             card = ToolCard(event.tool_call_id, event.name, {}, clock=self._clock.now, shared=self._shared)
             self._cards[event.tool_call_id] = card
-            self._body.append(card.widget)
+            self._append(card.widget)
         card.finish(event.content, event.is_error, cancelled=was_cancelled(event.details))
         self.footer.refresh()
 
@@ -328,11 +348,11 @@ class AgentPanel(EventRouter):
         self._end_streams()
         kind = "steer" if event.delivery == "steer" else "follow-up"
         message = self._shared.html(f"<b>You</b> ({kind}): {escape(event.text)}", "ja-user")
-        self._body.append(message)
+        self._append(message)
 
     # Streams
     def _new_stream(self, css_class: str) -> MarkdownStream:
-        return MarkdownStream(css_class=css_class, layout=self._shared.layout, style=self._shared.style(HTMLStyle))
+        return MarkdownStream(css_class=css_class, shared=self._shared)
 
     def _streams(self) -> list[MarkdownStream]:
         own = [stream for stream in (self._text, self._thinking) if stream is not None]
@@ -348,12 +368,7 @@ class AgentPanel(EventRouter):
         if self._clock.now() - self._footer_shown_at >= FOOTER_TICK:
             self._footer_shown_at = self._clock.now()
             self.footer.refresh()
-
-    def _update_is_worth_it(self) -> bool:
-        streams = self._streams()
-        pending = sum(stream.pending_chars for stream in streams)
-        resent = sum(stream.live_chars for stream in streams if stream.dirty)
-        return pending * UPDATE_WORTH >= _HTML_PER_CHAR * resent + _UPDATE_OVERHEAD
+        self.widget.flush()
 
     def _end_streams(self) -> None:
         """Close the open text and thinking streams: whatever comes next goes below them."""
@@ -365,12 +380,15 @@ class AgentPanel(EventRouter):
                 stream.close()
         self._text = self._thinking = None
 
-    def _place_child(self, widget: W.Widget) -> None:
+    def _append(self, node: Node) -> None:
+        self._body.children = (*self._body.children, node)
+
+    def _place_child(self, widget: Node) -> None:
         card = self._open_card("delegate")
         if card is not None:
             card.nest(widget)
         else:  # events of a sub-agent whose call has no card (should not happen): still show them
-            self._body.append(widget)
+            self._append(widget)
 
     def _open_card(self, tool_name: str) -> ToolCard | None:
         for card in reversed(self._cards.values()):

@@ -39,7 +39,10 @@ def dispatch(panel: AgentPanel, event: RunEvent) -> None:
             text = (
                 f"Context compacted: {event.dropped_messages} earlier messages summarized ({event.summary_chars:,} characters)."
             )
-            panel._body.append(panel._shared.html(escape(text), "ja-event"))
+            panel._append(panel._shared.html(escape(text), "ja-event"))
+        case "message":
+            if getattr(event.message, "role", "") == "assistant":
+                panel._end_streams()  # the stream closed: its last text goes out now, not at the run's end
         case "approval_request":
             card = panel._open_card(event.request.tool_name)
             if card is not None:

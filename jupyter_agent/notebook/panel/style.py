@@ -1,4 +1,4 @@
-"""The panel's stylesheet, shipped in an HTML widget so it needs no frontend extension.
+"""The panel's stylesheet, sent with the panel's front end once per page (``turn_widget``).
 
 Every rule is scoped under `.ja-panel` and uses JupyterLab's `--jp-*` variables (with plain
 fallbacks for frontends that lack them), so light and dark themes both work.
@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 
 _MONO = "var(--jp-code-font-family, SFMono-Regular, Menlo, Consolas, monospace)"
-# ipywidgets 8.1 renders the classic class names; later versions add jupyter-widget-* ones.
-_HTML = ":is(.widget-html, .jupyter-widget-html)"
-_CONTENT = ":is(.widget-html-content, .jupyter-widget-html-content)"
-_BOX = ":is(.widget-box, .jupyter-widget-box)"
+# The elements front_end.js makes: HTML nodes, boxes (a column or a row).
+_HTML = ".ja-html"
+_CONTENT = ".ja-html"
+_BOX = ".ja-box"
 
 CSS = f"""
 .ja-panel {{
@@ -28,15 +28,40 @@ CSS = f"""
   line-height: var(--jp-content-line-height, 1.6);
   font-size: var(--jp-content-font-size1, 14px);
 }}
+.ja-panel, .ja-panel .ja-vbox {{ display: flex; flex-direction: column; min-width: 0; }}
+.ja-panel .ja-hbox {{ display: flex; flex-direction: row; min-width: 0; }}
 .ja-panel {_BOX} {{ overflow: visible; }}
 .ja-panel .ja-body {{ gap: 4px; }}
+.ja-panel .ja-button {{
+  font: inherit; font-size: var(--jp-widgets-font-size, 13px); height: 28px; padding: 0 14px; cursor: pointer;
+  border: none; border-radius: 2px; color: var(--jp-ui-font-color1, #000);
+  background: var(--jp-layout-color2, #eee);
+}}
+.ja-panel .ja-button:hover:enabled {{ box-shadow: inset 0 0 0 100px rgba(0, 0, 0, 0.06); }}
+.ja-panel .ja-button:disabled {{ opacity: 0.5; cursor: default; }}
+.ja-panel .ja-button-primary {{ background: var(--jp-brand-color1, #1976d2); color: #fff; }}
+.ja-panel .ja-button-danger {{ background: var(--jp-error-color1, #d32f2f); color: #fff; }}
+.ja-panel .ja-icon {{ margin-right: 5px; }}
+.ja-panel .ja-textarea {{
+  font: inherit; font-size: var(--jp-widgets-font-size, 13px); box-sizing: border-box; padding: 4px 8px;
+  color: var(--jp-widgets-input-color, inherit); background: var(--jp-widgets-input-background-color, #fff);
+  border: 1px solid var(--jp-widgets-input-border-color, #9e9e9e);
+}}
+.ja-panel .ja-fold > .ja-fold-title {{
+  cursor: pointer; padding: 4px 8px; user-select: none;
+  border: 1px solid var(--jp-border-color1, #bdbdbd); background: var(--jp-layout-color2, #eee);
+  font-size: var(--jp-widgets-font-size, 13px); overflow-wrap: anywhere;
+}}
+.ja-panel .ja-fold > .ja-fold-body {{
+  padding: 6px 8px; border: 1px solid var(--jp-border-color1, #bdbdbd); border-top: none;
+  display: flex; flex-direction: column; gap: 4px;
+}}
+.ja-panel .ja-image {{ max-width: 100%; height: auto; align-self: flex-start; }}
 
 /* Streamed Markdown: pieces stack as blocks; split paragraphs flow inline. */
 .ja-panel .ja-stream, .ja-panel .ja-stream {_BOX} {{ display: block; margin: 0; }}
 .ja-panel .ja-stream {_HTML} {{ display: block; margin: 0; }}
 .ja-panel .ja-stream {_CONTENT} {{ display: block; }}
-.ja-panel .ja-stream {_HTML}:has(.ja-seam-text-after, .ja-seam-text-before),
-.ja-panel .ja-stream {_HTML}:has(.ja-seam-text-after, .ja-seam-text-before) > {_CONTENT},
 .ja-panel .ja-seam-text-after, .ja-panel .ja-seam-text-before,
 .ja-panel .ja-seam-text-after > p:last-child, .ja-panel .ja-seam-text-before > p:first-child
   {{ display: inline; padding: 0; }}
@@ -94,7 +119,6 @@ CSS = f"""
   font-size: var(--jp-ui-font-size0, 11px); color: var(--jp-ui-font-color2, #757575);
   text-transform: uppercase; letter-spacing: 0.04em;
 }}
-.ja-panel .ja-tool :is(.widget-image, .jupyter-widget-image) {{ max-width: 100%; height: auto; }}
 .ja-panel .ja-user {{
   border-radius: 6px; padding: 4px 10px; align-self: flex-start;
   background: var(--jp-layout-color2, rgba(127, 127, 127, 0.12));
@@ -118,13 +142,8 @@ CSS = f"""
 }}
 .ja-panel .ja-approval .ja-code {{ max-height: 14em; overflow: auto; }}
 .ja-panel .ja-controls {{ align-items: flex-start; gap: 4px; }}
-.ja-panel .ja-controls :is(.widget-textarea, .jupyter-widget-textarea) {{
-  flex: 1 1 auto; width: auto; margin: 0;
-}}
-.ja-panel .ja-controls textarea {{ width: 100%; min-height: 28px; resize: vertical; }}
-.ja-panel :is(.ja-controls, .ja-approval-buttons) .jupyter-button {{
-  width: auto; flex: 0 0 auto; padding: 0 14px; margin: 0;
-}}
+.ja-panel .ja-controls textarea {{ flex: 1 1 auto; min-height: 28px; resize: vertical; margin: 0; }}
+.ja-panel :is(.ja-controls, .ja-approval-buttons) .ja-button {{ flex: 0 0 auto; margin: 0; }}
 .ja-panel .ja-approval-buttons {{ flex-wrap: wrap; gap: 4px; }}
 .ja-panel .ja-footer {{
   font-size: var(--jp-ui-font-size1, 12px); color: var(--jp-ui-font-color2, #757575);
@@ -168,7 +187,7 @@ CSS = f"""
 .ja-panel .ja-plan-in_progress {{ font-weight: 600; }}
 .ja-panel .ja-memory-row, .ja-panel .ja-child-task {{ font-size: var(--jp-ui-font-size1, 12px); }}
 .ja-panel .ja-memory-row {{ align-items: center; gap: 6px; }}
-.ja-panel .ja-materialize, .ja-panel .ja-memory-row .jupyter-button {{ width: auto; padding: 0 12px; margin: 0; }}
+.ja-panel .ja-materialize, .ja-panel .ja-memory-row .ja-button {{ padding: 0 12px; margin: 0; }}
 .ja-panel .ja-materialize {{ align-self: flex-start; }}
 .ja-panel .ja-tool-nested {{ margin-left: 16px; }}
 .ja-panel .ja-child {{ border-left: 2px solid var(--jp-border-color2, #e0e0e0); }}
@@ -176,7 +195,7 @@ CSS = f"""
 
 
 def minify(css: str) -> str:
-    """Drop comments and layout whitespace (the stylesheet is sent with every panel)."""
+    """Drop comments and layout whitespace."""
     css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
     css = re.sub(r"\s+", " ", css)
     css = re.sub(r"\s*([{};,])\s*", r"\1", css).strip()
@@ -184,6 +203,6 @@ def minify(css: str) -> str:
     return re.sub(r"\{[^{}]*\}", lambda block: block.group(0).replace(": ", ":"), css)
 
 
-def style_html() -> str:
-    """The value of the panel's hidden style widget."""
-    return f"<style>{minify(CSS)}</style>"
+def stylesheet() -> str:
+    """The panel's stylesheet, minified."""
+    return minify(CSS)

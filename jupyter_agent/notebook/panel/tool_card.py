@@ -10,10 +10,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import ipywidgets as W
-
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.inline import escape
+from jupyter_agent.notebook.panel.nodes import HTML, Image, Node, VBox
 from jupyter_agent.notebook.panel.shared import Shared
 
 LIVE_DISPLAY_CHARS = 20_000
@@ -57,9 +56,9 @@ class ToolCard:
         self._shared = shared or Shared()
         self._body = self._shared.vbox([self._shared.html(args_html(args))], "ja-tool-body")
         self._accordion = self._shared.accordion(self._body, self._title())
-        self._images: W.VBox | None = None
-        self._nested: W.VBox | None = None
-        self._live: W.HTML | None = None
+        self._images: VBox | None = None
+        self._nested: VBox | None = None
+        self._live: HTML | None = None
         self._live_text = ""
         self.widget = self._shared.vbox([self._accordion], "ja-tool")
 
@@ -72,11 +71,11 @@ class ToolCard:
         return self._accordion.selected_index == 0
 
     @property
-    def image_widgets(self) -> list[W.Image]:
+    def image_widgets(self) -> list[Image]:
         return list(self._images.children) if self._images is not None else []
 
     @property
-    def nested_widgets(self) -> list[W.Widget]:
+    def nested_widgets(self) -> list[Node]:
         return list(self._nested.children) if self._nested is not None else []
 
     @property
@@ -133,7 +132,7 @@ class ToolCard:
             self._arrange()
         self._accordion.titles = (self._title(),)
 
-    def nest(self, widget: W.Widget) -> None:
+    def nest(self, widget: Node) -> None:
         """Show ``widget`` (a sub-agent's card) under the card, outside its folded body."""
         if self._nested is None:
             self._nested = self._shared.vbox([widget], "ja-tool-nested")

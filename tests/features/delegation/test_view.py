@@ -1,6 +1,5 @@
-import ipywidgets as W
-
 from jupyter_agent.features.delegation.view import ChildCards
+from jupyter_agent.notebook.panel.nodes import Accordion
 from jupyter_agent.notebook.panel.shared import Shared
 
 
@@ -22,7 +21,7 @@ def test_a_child_card_follows_its_sub_agent_from_queue_to_finish(kit):
     ev = kit.event
     cards.handle("child-1", ev("child_queued", child_id="child-1", task="Profile the columns of df", index=0))
     card = cards.cards["child-1"]
-    assert placed == [card.widget] and isinstance(card.widget, W.Accordion)
+    assert placed == [card.widget] and isinstance(card.widget, Accordion)
     assert card.title == "◌ sub-agent 1: Profile the columns of df — waiting for a slot" and card.expanded
     cards.handle("child-1", ev("child_start", child_id="child-1", max_steps=5, max_spend_usd=None))
     cards.handle("child-1", ev("step_start", step=1))

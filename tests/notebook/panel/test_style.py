@@ -1,6 +1,6 @@
 import re
 
-from jupyter_agent.notebook.panel.style import CSS, style_html
+from jupyter_agent.notebook.panel.style import CSS, stylesheet
 
 
 def rules(css):
@@ -21,5 +21,7 @@ def test_theme_variables_with_fallbacks():
     assert all(comma for _, comma in variables)  # every variable has a fallback outside JupyterLab
 
 
-def test_style_html_is_a_style_block():
-    assert style_html().startswith("<style>") and style_html().endswith("</style>")
+def test_the_sent_stylesheet_is_minified_css():
+    css = stylesheet()
+    assert "/*" not in css and "\n" not in css and len(css) < len(CSS)
+    assert css.startswith(".ja-panel{")

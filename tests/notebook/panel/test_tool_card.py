@@ -1,5 +1,4 @@
-import ipywidgets as W
-
+from jupyter_agent.notebook.panel.nodes import Image
 from jupyter_agent.notebook.panel.tool_card import ToolCard, args_html
 
 
@@ -23,7 +22,7 @@ def test_card_lifecycle_with_output_and_images(kit):
     assert card.title == "✓ python: import matplotlib plot() — done · 1.5 s"
     assert "&lt;Figure size 640x480&gt;" in card.output_html
     (image,) = card.image_widgets
-    assert isinstance(image, W.Image) and image.value == kit.png and image.format == "png"
+    assert isinstance(image, Image) and image.value == kit.png and image.format == "png"
     assert card.widget.children[1].children == (image,)  # images stay visible below the card
 
 

@@ -1,0 +1,109 @@
+"""Kernel memory over a 50-turn session: does a finished turn leave anything behind?
+
+Each round starts two fresh kernels and runs the same 50 ``%%agent`` turns (scripted model, a 5 KB
+Markdown answer each) in both:
+
+* **panel**: a notebook kernel (the live panel; the page's part played by the test harness, which
+  says hello to each panel and reads all it sends);
+* **baseline**: a kernel without a notebook server session, where turns render statically (the
+  same agent work, no widget at all), so the difference is what the panel keeps.
+
+Printed, min–median–max over ROUNDS interleaved rounds: the kernel's RSS growth from after turn 1 to
+after turn 50 (garbage collected first), wall and kernel CPU time of the 49 turns, and what is
+still alive at the end (widgets in ipywidgets' registry, panels, turns). Target: panel growth ≤
+baseline growth + 5 MB.
+
+    PYTHONPATH=<checkout> python benchmarks/memory.py
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "notebook"))
+
+from kernel_harness import AGENT_TEST_SETUP, KernelHarness  # noqa: E402
+
+from jupyter_agent.testing.sample_answer import sample_answer  # noqa: E402
+
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
+TURNS = int(os.environ.get("BENCH_TURNS", "50"))
+TARGET_MB = 5.0
+PROBE = (
+    "(__import__('gc').collect(), __import__('psutil').Process().memory_info().rss, __import__('time').process_time(),"
+    " len(__import__('ipywidgets').Widget.widgets),"
+    " sum(type(o).__name__ == 'AgentPanel' for o in __import__('gc').get_objects()),"
+    " sum(type(o).__name__ == 'Turn' for o in __import__('gc').get_objects()))[1:]"
+)
+
+
+def session(folder: pathlib.Path, *, panel: bool) -> dict[str, float]:
+    notebook = folder / "bench.ipynb"
+    notebook.write_text("{}")
+    env = {"JUPYTER_AGENT_MODEL": "demo"}
+    if panel:
+        env["JPY_SESSION_NAME"] = str(notebook)
+    else:
+        env["JPY_SESSION_NAME"] = ""
+    h = KernelHarness(env=env, cwd=str(folder)).start()
+    try:
+        h.execute("%load_ext jupyter_agent")
+        h.execute(AGENT_TEST_SETUP)
+        answer = sample_answer(5_000)
+        h.execute(f"script('mem', *[reply({answer!r}) for _ in range({TURNS})], chunk_size=10, delay=0)")
+        first = None
+        started = 0.0
+        for turn in range(TURNS):
+            msg_id, _ = h.agent_cell("-m mem -s mem -p yolo --tools none", f"turn {turn}")
+            h.wait_turn("mem", timeout=120)
+            if turn == 0:
+                h.drain(0.2)
+                first = eval(h.evaluate(PROBE))  # noqa: S307 - our own kernel's tuple of numbers
+                started = time.monotonic()
+            h.messages.clear()  # the harness's own memory is not the kernel's
+        wall = time.monotonic() - started
+        h.drain(0.2)
+        last = eval(h.evaluate(PROBE))  # noqa: S307
+    finally:
+        h.shutdown()
+    return {
+        "growth_mb": (last[0] - first[0]) / 2**20,
+        "cpu": last[1] - first[1],
+        "wall": wall,
+        "widgets": last[2],
+        "panels": last[3],
+        "turns": last[4],
+    }
+
+
+def spread(values: list[float], unit: str = "") -> str:
+    return f"{min(values):.2f}–{statistics.median(values):.2f}–{max(values):.2f}{unit}"
+
+
+def main() -> None:
+    panel, base = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_ in range(ROUNDS):
+            for rows, is_panel in ((panel, True), (base, False)):
+                folder = pathlib.Path(tmp) / f"{'panel' if is_panel else 'static'}{round_}"
+                folder.mkdir()
+                rows.append(session(folder, panel=is_panel))
+    over = [p["growth_mb"] - b["growth_mb"] for p, b in zip(panel, base)]
+    print(f"== kernel memory, turn 1 → {TURNS} ({ROUNDS} rounds, min–median–max) ==")
+    for name, rows in (("panel", panel), ("baseline (static rendering, no widget)", base)):
+        print(
+            f"{name}: RSS +{spread([r['growth_mb'] for r in rows], ' MB')}; wall {spread([r['wall'] for r in rows], ' s')}, "
+            f"kernel CPU {spread([r['cpu'] for r in rows], ' s')}; alive at the end: widgets {spread([r['widgets'] for r in rows])}, "
+            f"panels {spread([r['panels'] for r in rows])}, turns {spread([r['turns'] for r in rows])}"
+        )
+    verdict = "ok" if statistics.median(over) <= TARGET_MB else "OVER"
+    print(f"panel − baseline: {spread(over, ' MB')}; target ≤ {TARGET_MB:g} MB (median): {verdict}")
+
+
+if __name__ == "__main__":
+    main()

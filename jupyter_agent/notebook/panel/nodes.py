@@ -1,0 +1,292 @@
+"""The panel's parts as plain Python nodes, mirrored in the front end by append-only operations.
+
+A turn's panel is one widget (``turn_widget.PanelWidget``). Its parts — text, buttons, a text box,
+boxes, foldable sections, images — are nodes of a ``Document``: they keep their state in Python and
+record each change as a small operation that the widget sends, batched, to the front end. The
+nodes answer to the names the panel's parts used with ipywidgets (``value``, ``children``,
+``_dom_classes``, ``description``, ``disabled``, ``titles``, ``selected_index``, ``on_click``), so the
+parts stay widget-agnostic.
+
+Operations are JSON lists, each idempotent (a front end that sees one twice ends in the same state):
+
+* ``["c", id, kind, props]`` creates a node; ``["p", id, props]`` sets properties;
+* ``["a", id, at, text]``: an HTML node's value becomes ``value[:at] + text`` (``at`` in UTF-16
+  units, as JavaScript counts): a growing text resends only what changed at its end;
+* ``["+", id, at, ids]``: a box's children become ``children[:at] + ids`` (an append);
+* ``["r", id]``: the node the front end shows.
+
+Property keys on the wire: ``v`` value, ``k`` CSS classes, ``d`` description, ``x`` disabled,
+``s`` button style, ``i`` icon, ``t`` tooltip or title, ``p`` placeholder, ``r`` rows, ``n`` children,
+``o`` open, ``f`` image format.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar
+
+# A value change is sent whole unless the splice saves at least this many characters.
+_SPLICE_MIN_SAVING = 16
+
+Op = list[Any]
+
+
+def utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def common_prefix(a: str, b: str) -> int:
+    """Length of the longest common prefix (compared by slices, in C)."""
+    low, high = 0, min(len(a), len(b))
+    if a[:high] == b[:high]:
+        return high
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+class Document:
+    """The nodes of one panel and the operations not yet sent to the front end."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.nodes: dict[int, Node] = {}
+        self._pending: list[Op] = []
+        self._next_id = 0
+        self.root: Node | None = None
+
+    def set_root(self, node: Node) -> None:
+        """The node the front end shows (the panel's outer box)."""
+        with self.lock:
+            self.root = node
+            self._pending.append(["r", node.id])
+
+    def add(self, node: Node) -> int:
+        with self.lock:
+            self._next_id += 1
+            self.nodes[self._next_id] = node
+            return self._next_id
+
+    def emit(self, op: Op) -> None:
+        with self.lock:
+            self._pending.append(op)
+
+    def take(self) -> list[Op]:
+        """The operations since the last call (the caller sends them)."""
+        with self.lock:
+            ops, self._pending = self._pending, []
+            return ops
+
+    def snapshot(self) -> list[Op]:
+        """Operations that build the whole current state on an empty front end (drops pending ones)."""
+        with self.lock:
+            self._pending = []
+            ops: list[Op] = [["c", node.id, node.kind, node.wire_props(children=False)] for node in self.nodes.values()]
+            ops += [["p", node.id, {"n": node.child_ids()}] for node in self.nodes.values() if node.props.get("children")]
+            if self.root is not None:
+                ops.append(["r", self.root.id])
+            return ops
+
+    def receive(self, message: Any) -> None:
+        """A front end's event: ``["click", id]``, ``["value", id, text]`` or ``["open", id, bool]``."""
+        if not isinstance(message, list) or len(message) < 2 or not isinstance(message[1], int):
+            return
+        node = self.nodes.get(message[1])
+        if message[0] == "click" and isinstance(node, Button):
+            node.click()
+        elif message[0] == "value" and isinstance(node, Textarea) and len(message) > 2 and isinstance(message[2], str):
+            node.props["value"] = message[2]  # the front end has it already: nothing to send back
+        elif message[0] == "open" and isinstance(node, Accordion) and len(message) > 2:
+            node.props["selected_index"] = 0 if message[2] else None
+
+
+_WIRE = {
+    "value": "v",
+    "_dom_classes": "k",
+    "description": "d",
+    "disabled": "x",
+    "button_style": "s",
+    "icon": "i",
+    "tooltip": "t",
+    "titles": "t",
+    "placeholder": "p",
+    "rows": "r",
+    "children": "n",
+    "selected_index": "o",
+    "format": "f",
+}
+
+
+class Node:
+    """One part of the panel; setting a property records the change for the front end."""
+
+    kind: ClassVar[str]
+    defaults: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, document: Document | None = None, **props: Any) -> None:
+        unknown = set(props) - set(self.defaults) - {"_dom_classes"}
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no properties {sorted(unknown)}")
+        self.__dict__["document"] = document or Document()
+        self.__dict__["props"] = {"_dom_classes": (), **self.defaults, **props}
+        for name in ("_dom_classes", "children", "titles"):
+            if name in self.props:
+                self.props[name] = tuple(self.props[name])
+        self.__dict__["id"] = self.document.add(self)
+        self.document.emit(["c", self.id, self.kind, self.wire_props()])
+
+    def __getattr__(self, name: str) -> Any:
+        props = self.__dict__.get("props", {})
+        if name in props:
+            return props[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in self.props:
+            raise AttributeError(f"{type(self).__name__} has no property {name!r}")
+        self.set(name, value)
+
+    def set(self, name: str, value: Any) -> None:
+        value = self._normalize(name, value)
+        with self.document.lock:
+            old = self.props[name]
+            if old == value:
+                return
+            self.props[name] = value
+            self.document.emit(self._change_op(name, old, value))
+
+    def _normalize(self, name: str, value: Any) -> Any:
+        return tuple(value) if name in ("_dom_classes", "children", "titles") else value
+
+    def _change_op(self, name: str, old: Any, value: Any) -> Op:
+        return ["p", self.id, {_WIRE[name]: self._wire(name, value)}]
+
+    def _wire(self, name: str, value: Any) -> Any:
+        if name == "_dom_classes":
+            return list(value)
+        if name == "children":
+            return [child.id for child in value]
+        return value
+
+    def child_ids(self) -> list[int]:
+        return [child.id for child in self.props.get("children", ())]
+
+    def wire_props(self, *, children: bool = True) -> dict[str, Any]:
+        return {
+            _WIRE[name]: self._wire(name, value)
+            for name, value in self.props.items()
+            if (children or name != "children") and value != self.base_default(name)
+        }
+
+    def base_default(self, name: str) -> Any:
+        return () if name == "_dom_classes" else self.defaults.get(name, _UNSET)
+
+    def close(self) -> None:
+        """Forget the node (the front end goes with the panel's widget)."""
+        self.document.nodes.pop(self.id, None)
+
+
+_UNSET = object()
+
+
+class HTML(Node):
+    kind = "html"
+    defaults: ClassVar[dict[str, Any]] = {"value": ""}
+
+    def __init__(self, value: str = "", document: Document | None = None, **props: Any) -> None:
+        super().__init__(document, value=value, **props)
+
+    def _change_op(self, name: str, old: Any, value: Any) -> Op:
+        if name == "value":
+            at = common_prefix(old, value)
+            if at >= _SPLICE_MIN_SAVING:
+                return ["a", self.id, utf16_length(old[:at]), value[at:]]
+        return super()._change_op(name, old, value)
+
+
+class Button(Node):
+    kind = "button"
+    defaults: ClassVar[dict[str, Any]] = {"description": "", "disabled": False, "button_style": "", "icon": "", "tooltip": ""}
+
+    def __init__(self, description: str = "", document: Document | None = None, **props: Any) -> None:
+        super().__init__(document, description=description, **props)
+        self.__dict__["_click_handlers"] = []
+
+    def on_click(self, callback: Callable[[Button], Any]) -> None:
+        self._click_handlers.append(callback)
+
+    def click(self) -> None:
+        for handler in list(self._click_handlers):
+            handler(self)
+
+
+class Textarea(Node):
+    kind = "textarea"
+    defaults: ClassVar[dict[str, Any]] = {"value": "", "placeholder": "", "rows": 1, "disabled": False}
+
+
+class Box(Node):
+    kind = "vbox"
+    defaults: ClassVar[dict[str, Any]] = {"children": ()}
+
+    def __init__(self, children: Iterable[Node] = (), document: Document | None = None, **props: Any) -> None:
+        super().__init__(document, children=tuple(children), **props)
+
+    def _change_op(self, name: str, old: Any, value: Any) -> Op:
+        if name == "children" and old and value[: len(old)] == old:
+            return ["+", self.id, len(old), [child.id for child in value[len(old) :]]]
+        return super()._change_op(name, old, value)
+
+
+class VBox(Box):
+    kind = "vbox"
+
+
+class HBox(Box):
+    kind = "hbox"
+
+
+class Accordion(Node):
+    """One foldable section: ``titles[0]`` is its title, ``selected_index`` 0 when open, else None."""
+
+    kind = "fold"
+    defaults: ClassVar[dict[str, Any]] = {"children": (), "titles": ("",), "selected_index": None}
+
+    def __init__(self, children: Iterable[Node] = (), document: Document | None = None, **props: Any) -> None:
+        super().__init__(document, children=tuple(children), **props)
+
+    def _wire(self, name: str, value: Any) -> Any:
+        if name == "titles":
+            return value[0] if value else ""
+        if name == "selected_index":
+            return value == 0
+        return super()._wire(name, value)
+
+    def base_default(self, name: str) -> Any:
+        return ("",) if name == "titles" else super().base_default(name)
+
+
+class Image(Node):
+    kind = "image"
+    defaults: ClassVar[dict[str, Any]] = {"value": b"", "format": "png"}
+
+    def _wire(self, name: str, value: Any) -> Any:
+        if name == "value":
+            return base64.b64encode(value).decode("ascii")
+        return super()._wire(name, value)
+
+
+def walk(root: Node) -> list[Node]:
+    """``root`` and every node below it, parents first."""
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(reversed(node.props.get("children", ())))
+    return found
