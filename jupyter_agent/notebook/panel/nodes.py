@@ -187,10 +187,6 @@ class Node:
     def base_default(self, name: str) -> Any:
         return () if name == "_dom_classes" else self.defaults.get(name, _UNSET)
 
-    def close(self) -> None:
-        """Forget the node (the front end goes with the panel's widget)."""
-        self.document.nodes.pop(self.id, None)
-
 
 _UNSET = object()
 

@@ -93,7 +93,6 @@ class PanelWidget(anywidget.AnyWidget):
             self._loop = None
         self.on_msg(self._on_message)
         handle_where_sent(self)
-        self.sent_messages = 0
 
     def flush(self) -> None:
         """Send the operations recorded since the last flush (nothing before a front end said hello)."""
@@ -107,7 +106,6 @@ class PanelWidget(anywidget.AnyWidget):
                 self._send_now(ops, None)
 
     def _send_now(self, content: Any, buffers: list[bytes] | None) -> None:
-        self.sent_messages += 1
         self.send(content, buffers)
 
     def _deflate(self, ops: list[Op]) -> bytes:
