@@ -22,6 +22,7 @@ from jupyter_agent.notebook.config import DATA_POLICIES, PERMISSION_MODES, Agent
 from jupyter_agent.notebook.lab_bridge import LabBridge
 from jupyter_agent.notebook.model_resolution import ResolvedModel, choose_model
 from jupyter_agent.notebook.session_manager import SessionManager, SessionNameError
+from jupyter_agent.notebook.site_limits import limit_config, limit_permissions, load_site_policy, site_model
 from jupyter_agent.notebook.system_prompt import PromptContext, build_system_prompt
 from jupyter_agent.notebook.toolset import UnknownToolError, build_tools, parse_tool_list
 
@@ -222,18 +223,23 @@ class AgentMagics(Magics):
         from jupyter_agent.session import SessionLockedError
 
         try:
+            policy = load_site_policy()  # the administrator's limits: user settings apply within them
+            config = limit_config(config, policy)
             # Nothing chosen: ask; a headless renderer, which cannot ask, denies with a note.
-            permissions = choose_permissions(args.permissions, config) or "ask"
+            permissions = limit_permissions(choose_permissions(args.permissions, config) or "ask", policy)
             tools = parse_tool_list(args.tools) if args.tools is not None else tuple(config.tools)
             session = self._session(args, config)
         except (UnknownToolError, SessionNameError, SessionLockedError, FileExistsError, ValueError) as error:
             # SessionLockedError: another kernel (or store) writes this session; it names the holder.
             raise UsageError(str(error)) from None
-        choice = choose_model(args.model, session.model_name, config.model)
+        try:
+            choice = site_model(choose_model(args.model, session.model_name, config.model), policy)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
         settings = runner.TurnSettings(
             permissions=permissions,
             max_steps=args.max_steps if args.max_steps is not None else config.max_steps,
-            max_spend=args.max_spend if args.max_spend is not None else config.max_spend,
+            max_spend=policy.spend(args.max_spend) if args.max_spend is not None else config.max_spend,
             tools=tools,
             api_key=config.api_key or None,
             api_base=config.api_base or None,

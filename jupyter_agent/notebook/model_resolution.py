@@ -106,7 +106,7 @@ def local_ollama_model(base_url: str = OLLAMA_URL, timeout: float = OLLAMA_TIMEO
     return f"ollama_chat/{names[0]}" if names else None
 
 
-_CHOSEN_BY = {
+CHOSEN_BY = {
     "option": "the cell's -m",
     "session": "%agent model",
     "configuration": "%config AgentMagics.model",
@@ -122,6 +122,14 @@ def check_model_name(name: str, api_base: str | None = None) -> str | None:
     """Why ``name`` cannot be used (``None``: it can); the demo and registered names always can."""
     if name == "demo" or name in _REGISTRY:
         return None
+    from jupyter_agent.session.site_policy import SitePolicyError, load_site_policy
+
+    try:
+        refused = load_site_policy().model_problem(name)
+    except SitePolicyError as error:
+        return str(error)
+    if refused is not None:
+        return refused
     from jupyter_agent.model.catalog import unknown_model
 
     return unknown_model(name, api_base=api_base)
@@ -182,7 +190,7 @@ def resolve(
 
     problem = unknown_model(choice.name, api_base=api_base)
     if problem:
-        where = _CHOSEN_BY.get(choice.source, choice.source)
+        where = CHOSEN_BY.get(choice.source, choice.source)
         raise UnknownModelError(f"{problem} (chosen by {where})")
 
     overrides = {"base_url": api_base} if api_base else {}

@@ -8,18 +8,33 @@ secrets with the session's redactor, starts what is not running and returns the 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from jupyter_agent.features.mcp.config import McpConfig, ServerConfig, load_config, select
 from jupyter_agent.features.mcp.consent import Ask, consented
 from jupyter_agent.features.mcp.registry import McpRegistry, registry
 from jupyter_agent.features.mcp.turn import McpTurn
+from jupyter_agent.session.site_policy import SitePolicyError, load_site_policy
 
 
 def session_config(session: Any, configured: Any = None) -> McpConfig:
-    """The merged configuration for a session's notebook and workspace."""
+    """The merged configuration for a session's notebook and workspace, within the site policy."""
     notebook_dir = session.notebook.parent if session.notebook else Path.cwd()
-    return load_config(notebook_dir, Path(session.workspace), configured)
+    return within_site_policy(load_config(notebook_dir, Path(session.workspace), configured))
+
+
+def within_site_policy(config: McpConfig, env: Mapping[str, str] | None = None) -> McpConfig:
+    """Servers the site's MCP allow-list does not name are left out, each with a problem line."""
+    try:
+        policy = load_site_policy(env)
+    except SitePolicyError as error:
+        return McpConfig(problems=[*config.problems, f"{error}: no MCP server is started"], disabled=config.disabled)
+    for name, server in list(config.servers.items()):
+        problem = policy.mcp_problem(name, server.command, server.url)
+        if problem is not None:
+            del config.servers[name]
+            config.problems.append(problem)
+    return config
 
 
 def register_secrets(redactor: Any, servers: list[ServerConfig]) -> None:

@@ -1,0 +1,80 @@
+"""The site policy over a turn's settings: it wins over every user setting, in every direction."""
+
+import json
+
+import pytest
+from IPython.core.error import UsageError
+
+from jupyter_agent.notebook.config import AgentConfig
+from jupyter_agent.notebook.model_resolution import ModelChoice, check_model_name
+from jupyter_agent.notebook.site_limits import limit_config, limit_permissions, site_model
+from jupyter_agent.session.site_policy import SITE_CONFIG_ENV, SitePolicy, parse_site_policy
+
+SITE = {
+    "models": {"allowed": ["litellm_proxy/*", "policy-ok"], "default": "litellm_proxy/team-default"},
+    "gateway": {"api_base": "https://llm.example.org"},
+    "data_policy": {"ceiling": "schema"},
+    "permissions": {"ceiling": "readonly"},
+    "max_spend": 1.5,
+}
+POLICY = parse_site_policy(SITE, "/etc/jupyter/jupyter_agent.json")
+
+
+def test_configured_settings_are_limited():
+    config = AgentConfig(data_policy="full", api_base="https://elsewhere.example.com", max_spend=10.0)
+    limited = limit_config(config, POLICY)
+    assert (limited.data_policy, limited.api_base, limited.max_spend) == ("schema", "https://llm.example.org", 1.5)
+    assert limit_config(config, SitePolicy()) is config
+    assert limit_permissions("yolo", POLICY) == "readonly"
+
+
+def test_the_site_default_model_comes_before_key_detection_ollama_and_the_demo():
+    for source in ("OPENAI_API_KEY", "ollama", "default"):
+        assert site_model(ModelChoice("whatever", source), POLICY) == ModelChoice("litellm_proxy/team-default", "site policy")
+    assert site_model(ModelChoice("litellm_proxy/mine", "environment"), POLICY).name == "litellm_proxy/mine"
+
+
+def test_a_model_the_site_does_not_allow_names_who_chose_it():
+    with pytest.raises(ValueError) as raised:
+        site_model(ModelChoice("openai/gpt-4.1-mini", "option"), POLICY)
+    assert str(raised.value) == (
+        "model 'openai/gpt-4.1-mini' is not allowed by the site policy /etc/jupyter/jupyter_agent.json "
+        "(allowed: litellm_proxy/*, policy-ok) (chosen by the cell's -m)"
+    )
+
+
+@pytest.fixture
+def site_file(tmp_path, monkeypatch):
+    path = tmp_path / "jupyter_agent.json"
+    path.write_text(json.dumps(SITE))
+    monkeypatch.setenv(SITE_CONFIG_ENV, str(path))
+    return path
+
+
+def test_agent_model_refuses_what_the_site_does_not_allow(site_file):
+    assert check_model_name("openai/gpt-4.1-mini") == (
+        f"model 'openai/gpt-4.1-mini' is not allowed by the site policy {site_file} (allowed: litellm_proxy/*, policy-ok)"
+    )
+
+
+def test_a_cell_cannot_exceed_the_site_policy(ip, site_file):
+    from jupyter_agent.notebook.model_resolution import register_model, unregister_model
+    from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
+
+    result = ip.run_cell("%%agent -m openai/gpt-4.1-mini\nhi")
+    assert isinstance(result.error_in_exec, UsageError)
+    assert str(result.error_in_exec).startswith("model 'openai/gpt-4.1-mini' is not allowed by the site policy")
+    ip.user_ns["secret_frame"] = {"salary": 123456}
+    calls = tool_calls(call("inspect", {"name": "secret_frame"}), call("python", {"code": "site_pwned = 1"}))
+    model = ScriptedModel([calls, reply("ok")])
+    register_model("policy-ok", model, model.model("policy-ok"))
+    try:
+        # The cell asks for yolo and the traitlet for full data: the site's readonly and schema win.
+        ip.run_cell("%config AgentMagics.data_policy = 'full'")
+        assert ip.run_cell("%%agent -m policy-ok -p yolo -s policy\nwhat is in secret_frame?").success
+    finally:
+        ip.run_cell("%config AgentMagics.data_policy = 'sample'")
+        unregister_model("policy-ok")
+    inspected, ran = model.requests[1].context.messages[-2:]
+    assert "123456" not in inspected.content[0].text and "values are not shown" in inspected.content[0].text
+    assert ran.is_error and "site_pwned" not in ip.user_ns
