@@ -79,7 +79,10 @@ def test_mcp_servers_by_name_and_where_given_by_url():
         ([], "expected a JSON object"),
         ({"model": {}}, "unknown key 'model' (known: data_policy, gateway, max_spend, mcp, models, permissions)"),
         ({"models": {"allowed": "openai/*"}}, "models.allowed must be a list of model names or patterns (litellm_proxy/*)"),
-        ({"gateway": {"api_base": "llm.example.org"}}, "gateway.api_base must be an http:// or https:// URL, got 'llm.example.org'"),
+        (
+            {"gateway": {"api_base": "llm.example.org"}},
+            "gateway.api_base must be an http:// or https:// URL, got 'llm.example.org'",
+        ),
         ({"data_policy": {"ceiling": "some"}}, "data_policy.ceiling must be one of schema, sample, full, got 'some'"),
         ({"permissions": {"ceiling": "all"}}, "permissions.ceiling must be one of readonly, ask, yolo, got 'all'"),
         ({"max_spend": 0}, "max_spend must be a positive number of USD, got 0"),
