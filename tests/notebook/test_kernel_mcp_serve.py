@@ -117,7 +117,9 @@ def test_the_kernels_interrupt_stops_an_external_call_into_an_error_result(kerne
 def test_every_call_is_a_card_in_the_panel_and_recorded_in_the_serve_session(kernel, served):
     shown = kernel.widget_text(served.cell)
     assert "variables" in shown and "now 4243" in shown
-    records = [json.loads(line) for line in (kernel.folder / "served.agent" / "serve.jsonl").read_text().splitlines()]
+    session_file = kernel.folder / "served.agent" / "serve.jsonl"
+    kernel.wait_for(lambda: session_file.read_text().count('"role":"tool_result"') == 6, 10, "the last call's record")
+    records = [json.loads(line) for line in session_file.read_text().splitlines()]
     messages = [record["message"] for record in records if record.get("kind") == "message"]
     calls = [block for m in messages if m["role"] == "assistant" for block in m["content"] if block["type"] == "tool_call"]
     results = [m for m in messages if m["role"] == "tool_result"]

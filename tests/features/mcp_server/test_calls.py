@@ -34,6 +34,7 @@ async def test_a_read_runs_without_asking_and_is_shown_and_recorded(tmp_path):
     result = await calls.call("variables", {}, "claude-code")
     assert texts(result) == ["answer: int = 42"] and not result.is_error and renderer.asked == []
     assert renderer.types() == ["tool_call", "tool_result"] and renderer.events[0].tool_call_id == result.tool_call_id
+    await calls.recorder.drain()
     assert [m.role for m in session.store.history()] == ["assistant", "tool_result"]
 
 
@@ -60,6 +61,7 @@ async def test_denied_readonly_unknown_and_invalid_calls_are_error_results(tmp_p
     invalid = await calls.call("python", {"cod": "x"}, "codex")
     assert invalid.is_error and 'Validation failed for tool "python"' in texts(invalid)[0]
     assert ran == []
+    await calls.recorder.drain()
     assert [m.role for m in session.store.history()].count("tool_result") == 3
 
 
@@ -117,6 +119,7 @@ async def test_a_cancelled_call_voids_its_question_and_is_shown_and_recorded_as_
         await call
     assert renderer.types() == ["tool_call", "approval_request", "approval_response", "tool_result"]
     assert renderer.events[2].decision == "cancelled" and renderer.events[3].is_error
+    await calls.recorder.drain()
     [_, result] = session.store.history()
     assert result.content[0].text == CANCELLED and result.is_error
 

@@ -28,6 +28,7 @@ async def test_each_call_is_followed_by_its_result_and_a_burst_costs_one_sync(tm
     recorder = CallRecorder(session)
     for number in range(3):
         recorder.record("claude-code", *pair(number))
+    assert session.store.history() == []  # written after the call's answer, not before
     await recorder.drain()
     roles = [(m.role, getattr(m, "tool_call_id", None)) for m in SessionStore(session.path, read_only=True).history()]
     assert roles == [("assistant", None), ("tool_result", "c0"), ("assistant", None), ("tool_result", "c1")] + [
@@ -42,9 +43,25 @@ async def test_while_a_turn_holds_the_session_the_pairs_wait_for_it(tmp_path):
     recorder = CallRecorder(session)
     async with session.lock:
         recorder.record("claude-code", *pair(1))
-        await asyncio.sleep(0.01)
+        recorder.write_pending()
+        await asyncio.sleep(0)
         assert session.store.history() == []
     await asyncio.wait_for(recorder.drain(), 1)
+    assert [m.role for m in session.store.history()] == ["assistant", "tool_result"]
+
+
+async def test_the_pairs_are_written_a_moment_after_the_call(tmp_path, monkeypatch):
+    from jupyter_agent.features.mcp_server import record
+
+    monkeypatch.setattr(record, "WRITE_DELAY", 0.01)
+    session = Session(tmp_path / "serve.jsonl")
+    recorder = CallRecorder(session)
+    recorder.record("claude-code", *pair(1))
+    assert session.store.history() == []
+    for _ in range(100):  # bounded: the timer fires within a few loop turns of its delay
+        if session.store.history():
+            break
+        await asyncio.sleep(0.01)
     assert [m.role for m in session.store.history()] == ["assistant", "tool_result"]
 
 
@@ -58,6 +75,8 @@ async def test_a_failed_write_is_reported_once_and_nothing_more_is_written(tmp_p
 
     monkeypatch.setattr(session.store, "append", full_disk)
     recorder.record("claude-code", *pair(1))
+    recorder.write_pending()
     recorder.record("claude-code", *pair(2))
+    recorder.write_pending()
     assert len(errors) == 1 and "no longer recorded in session 'serve'" in errors[0] and "No space left" in errors[0]
     assert recorder.recorded == 0
