@@ -20,6 +20,7 @@ from jupyter_agent.notebook.feature_commands import memory_command, plan_report
 from jupyter_agent.notebook.model_resolution import choose_model
 from jupyter_agent.notebook.report import Report
 from jupyter_agent.notebook.serve_commands import SERVE_ARGUMENTS, SERVE_SUMMARY, serve_command
+from jupyter_agent.notebook.site_limits import site_policy_line
 from jupyter_agent.notebook.subcommand_parser import Subcommand, SubcommandTable, arg
 
 if TYPE_CHECKING:
@@ -247,6 +248,7 @@ def _config(magics: AgentMagics, args: argparse.Namespace) -> Report:
             f"  notebook: {session.notebook or '(unknown: sessions are kept in the working folder)'}",
             f"  session: {session.name} ({session.path})",
             f"  workspace: {session.workspace}",
+            site_policy_line(),
         ]
     )
     return Report(f"```\n{text}\n```", text)

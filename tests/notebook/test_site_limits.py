@@ -78,3 +78,15 @@ def test_a_cell_cannot_exceed_the_site_policy(ip, site_file):
     inspected, ran = model.requests[1].context.messages[-2:]
     assert "123456" not in inspected.content[0].text and "values are not shown" in inspected.content[0].text
     assert ran.is_error and "site_pwned" not in ip.user_ns
+
+
+def test_agent_config_shows_the_policy_in_force(ip, capsys, site_file, monkeypatch):
+    assert ip.run_cell("%agent config").success
+    out = capsys.readouterr().out
+    assert (
+        f"  site policy: {site_file} (models litellm_proxy/*, policy-ok; default model litellm_proxy/team-default; "
+        "gateway https://llm.example.org; data policy at most schema; permissions at most readonly; max_spend at most 1.5 USD)"
+    ) in out
+    monkeypatch.setenv(SITE_CONFIG_ENV, str(site_file.with_name("none.json")))
+    assert ip.run_cell("%agent config").success
+    assert f"  site policy: none ({site_file.with_name('none.json')} does not exist)" in capsys.readouterr().out
