@@ -9,6 +9,8 @@ would read everything first, so the description says so instead of taking rows. 
 
 from __future__ import annotations
 
+import sys
+from dataclasses import replace
 from typing import Any
 
 from jupyter_agent.tools.caps import human_size
@@ -34,8 +36,11 @@ _ENGINE_ADVICE = {
 }
 
 
-def describe_engine_frame(value: Any, kind: EngineKind, policy: DataPolicy) -> str:
+def describe_engine_frame(value: Any, kind: EngineKind, policy: DataPolicy, *, count_rows: bool = False) -> str:
+    """``count_rows``: the model asked for the number, so the engine counts (the whole data, once)."""
     facts = frame_facts(value, kind)
+    if count_rows and facts.rows is None:
+        facts = replace(facts, rows=count_with_engine(value, kind))
     head = f"{ENGINE_NAMES[kind]}: {facts.shape_text()}"
     if facts.memory is not None:
         head += f", {human_size(facts.memory)}"
@@ -58,6 +63,19 @@ def describe_engine_frame(value: Any, kind: EngineKind, policy: DataPolicy) -> s
     if advice:
         lines.append(f"[{advice}]")
     return "\n".join(lines)
+
+
+def count_with_engine(value: Any, kind: EngineKind) -> int:
+    """The row count, computed by the engine itself (never by pulling rows into the kernel)."""
+    if kind == "polars_lazy":
+        return int(value.select(sys.modules["polars"].len()).collect().item())
+    if kind == "duckdb":
+        return int(value.aggregate("count(*)").fetchall()[0][0])
+    if kind == "arrow_dataset":
+        return int(value.count_rows())
+    if kind in ("dask", "dask_series"):
+        return int(value.map_partitions(len).compute().sum())
+    return int(value.count())  # Spark
 
 
 def _null_counts(value: Any, kind: EngineKind) -> list[int] | None:

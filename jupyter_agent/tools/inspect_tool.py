@@ -59,12 +59,16 @@ TYPE_SAMPLE = 1000
 
 class InspectArgs(BaseModel):
     name: str = Field(description="Variable name or attribute path, e.g. df or model.coef_.")
+    count_rows: bool = Field(
+        default=False,
+        description="Count the rows of a lazy or distributed frame (Dask, Spark, Polars lazy, DuckDB): runs the engine over all of it.",
+    )
 
 
 def inspect_tool(shell: Any, policy: DataPolicy, caps: OutputCaps) -> AgentTool:
     async def execute(args: InspectArgs, signal) -> list:
         value = resolve(shell.user_ns, args.name.strip())
-        return [TextContent(text=truncate_head(describe(args.name.strip(), value, policy), caps))]
+        return [TextContent(text=truncate_head(describe(args.name.strip(), value, policy, count_rows=args.count_rows), caps))]
 
     return AgentTool(
         name="inspect", description=DESCRIPTION, parameters=InspectArgs, execute=execute, label="Inspect", read_only=True
@@ -137,7 +141,7 @@ def _from_library(obj: Any) -> bool:
     return isinstance(module, str) and module.split(".")[0] in LIBRARY_MODULES
 
 
-def describe(path: str, value: Any, policy: DataPolicy) -> str:
+def describe(path: str, value: Any, policy: DataPolicy, *, count_rows: bool = False) -> str:
     if is_dataframe(value):
         return f"{path}: " + describe_dataframe(value, policy)
     if is_series(value):
@@ -147,7 +151,7 @@ def describe(path: str, value: Any, policy: DataPolicy) -> str:
     kind = engine_kind(value)
     if kind is not None:
         try:
-            return f"{path}: " + describe_engine_frame(value, kind, policy)
+            return f"{path}: " + describe_engine_frame(value, kind, policy, count_rows=count_rows)
         except Exception as error:  # noqa: BLE001 - the engine's own failure (a broken plan) is the answer
             raise ToolError(f"Describing {path} failed in the engine: {type(error).__name__}: {str(error)[:300]}") from None
     if is_a(value, types.ModuleType):

@@ -17,7 +17,8 @@ from jupyter_agent.notebook.proxy_metadata import proxy_request_fields
 from jupyter_agent.runtime import run_agent
 from jupyter_agent.testing.fake_provider import FakeProvider, text, usage
 
-pytestmark = [pytest.mark.anyio, pytest.mark.proxy]
+# The first test also waits for the proxy to start (tens of seconds on a loaded machine).
+pytestmark = [pytest.mark.anyio, pytest.mark.proxy, pytest.mark.timeout(360)]
 
 pytest.importorskip("fastapi", reason="the LiteLLM proxy's dependencies are in the test extra")
 

@@ -231,3 +231,15 @@ async def test_pyspark_frame_runs_one_task_for_its_rows(kernel, shell):
         assert "not taken: the plan has a sort step" in sorted_text
     finally:
         spark.stop()
+
+
+async def test_rows_are_counted_by_the_engine_when_asked(kernel, shell, dask_frame, polars_lazy):
+    duckdb = pytest.importorskip("duckdb")
+    frame, computed = dask_frame
+    lazy, batches = polars_lazy
+    shell.user_ns.update(ddf=frame, lf=lazy, rel=duckdb.sql("select * from range(12345)"))
+    text = await kernel.text("inspect", name="ddf", count_rows=True)
+    assert "Dask DataFrame: 1000 rows × 2 columns, 100 partitions, lazy" in text and "not counted" not in text
+    assert sorted(set(computed)) == list(range(PARTITIONS))  # asked for: the engine goes over all of it
+    assert "Polars LazyFrame: 1000 rows × 2 columns, lazy" in await kernel.text("inspect", name="lf", count_rows=True)
+    assert "DuckDB relation: 12345 rows × 1 columns, lazy" in await kernel.text("inspect", name="rel", count_rows=True)
