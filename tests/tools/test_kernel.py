@@ -7,7 +7,7 @@ def test_names_and_permission_flags(shell):
     tools = kernel_tools(shell)
     assert [tool.name for tool in tools] == ["python", "variables", "inspect"]
     assert {tool.name for tool in tools if tool.read_only} == {"variables", "inspect"}
-    assert [list(tool.parameters.model_fields) for tool in tools] == [["code"], [], ["name"]]
+    assert [list(tool.parameters.model_fields) for tool in tools] == [["code"], [], ["name", "count_rows"]]
 
 
 def test_policy_is_validated(shell):
