@@ -8,7 +8,7 @@ serve cell's panel, where each call is a card and approvals are asked.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
@@ -17,6 +17,9 @@ from jupyter_agent.notebook.config import AgentConfig, choose_permissions
 from jupyter_agent.notebook.report import Report
 from jupyter_agent.notebook.subcommand_parser import arg
 from jupyter_agent.notebook.toolset import UnknownToolError, build_tools, parse_tool_list
+
+if TYPE_CHECKING:
+    from jupyter_agent.runtime.permissions import PermissionMode
 
 SERVE_SESSION = "serve"
 SERVE_TOOLS = ("variables", "inspect", "python", "notebook_read", "notebook_edit", "notebook_run")
@@ -49,26 +52,35 @@ def serve_command(magics: Any, args: Any, usage: str) -> Report | None:
     return None
 
 
+def serve_options(magics: Any, args: Any) -> tuple[PermissionMode, AgentConfig, tuple[str, ...], Any]:
+    """(permission mode, settings, tool names, session) of ``%agent serve``, within the site policy."""
+    from jupyter_agent.notebook.site_limits import limit_config, limit_permissions, load_site_policy
+    from jupyter_agent.session import SessionLockedError
+
+    try:
+        policy = load_site_policy()  # the administrator's ceilings bind external agents as they bind turns
+        config = limit_config(AgentConfig.from_magics(magics), policy)
+        permissions = limit_permissions(choose_permissions(args.permissions, config) or "ask", policy)
+        names = parse_tool_list(args.tools) if args.tools else SERVE_TOOLS
+        if names == ("none",):
+            raise UnknownToolError("%agent serve needs at least one tool: --tools none serves nothing")
+        session = magics.sessions.get(args.session or SERVE_SESSION)
+    except (UnknownToolError, SessionLockedError, ValueError) as error:  # SitePolicyError is a ValueError
+        raise UsageError(str(error)) from None
+    return permissions, config, names, session
+
+
 def _start(magics: Any, args: Any) -> None:
     from IPython.display import display
 
     from jupyter_agent.features.mcp_server import AlreadyServingError, McpServe, PortUnavailableError, ServeSettings
     from jupyter_agent.features.mcp_server.view import serving_report
-    from jupyter_agent.session import SessionLockedError
 
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         raise UsageError(NO_LOOP) from None
-    config = AgentConfig.from_magics(magics)
-    try:
-        permissions = choose_permissions(args.permissions, config) or "ask"
-        names = parse_tool_list(args.tools) if args.tools else SERVE_TOOLS
-        if names == ("none",):
-            raise UnknownToolError("%agent serve needs at least one tool: --tools none serves nothing")
-        session = magics.sessions.get(args.session or SERVE_SESSION)
-    except (UnknownToolError, SessionLockedError, ValueError) as error:
-        raise UsageError(str(error)) from None
+    permissions, config, names, session = serve_options(magics, args)
     shell = magics.shell
     steps = _Steps(session)
     mode = frontend.frontend_mode(shell)

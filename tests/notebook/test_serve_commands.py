@@ -24,3 +24,22 @@ def test_the_help_lists_the_options(ip):
 
 def test_the_default_tools_are_the_kernel_and_notebook_tools_without_file_tools():
     assert SERVE_TOOLS == ("variables", "inspect", "python", "notebook_read", "notebook_edit", "notebook_run")
+
+
+def test_the_site_policy_binds_what_is_served(ip, tmp_path, monkeypatch):
+    import argparse
+    import json
+
+    from jupyter_agent.notebook.serve_commands import serve_options
+    from jupyter_agent.session.site_policy import SITE_CONFIG_ENV
+
+    site = tmp_path / "jupyter_agent.json"
+    site.write_text(json.dumps({"permissions": {"ceiling": "readonly"}, "data_policy": {"ceiling": "schema"}}))
+    monkeypatch.setenv(SITE_CONFIG_ENV, str(site))
+    magics = ip.find_line_magic("agent").__self__
+    args = argparse.Namespace(permissions="yolo", tools=None, session=None)
+    permissions, config, names, session = serve_options(magics, args)
+    assert (permissions, config.data_policy, session.name) == ("readonly", "schema", "serve")
+    site.write_text("{not json")
+    with pytest.raises(UsageError, match="site policy .* cannot be read"):
+        serve_options(magics, args)
