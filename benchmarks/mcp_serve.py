@@ -232,7 +232,8 @@ def report(h: KernelHarness, client: Client, options: argparse.Namespace) -> Non
     print(
         f"  max of the median round {typical * 1000:.1f} ms ({typical / statistics.median(column('idle_max')):.2f}× the idle max), "
         f"worst round {worst * 1000:.1f} ms (idle worst {max(column('idle_max')) * 1000:.1f} ms: the machine's own noise); "
-        f"target < {LOADED_MAX_TARGET * 1000:.0f} ms: {'ok' if typical < LOADED_MAX_TARGET else 'OVER'}"
+        # The target is a max: every sample of every round counts, not a typical round.
+        f"target < {LOADED_MAX_TARGET * 1000:.0f} ms over all rounds: {'ok' if worst < LOADED_MAX_TARGET else 'OVER'}"
     )
 
 
