@@ -2,6 +2,12 @@
 
 Every class is a pydantic v2 model. Discriminated unions (``type`` for blocks, ``role`` for
 messages) make JSON round trips exact, which the session store and the event copies rely on.
+
+Messages are values: once a message is complete (in a history, a store or a result), nothing
+changes it; a variant is a new message (``model_copy(update=...)``) sharing the unchanged parts.
+So the loop and the runtime share messages between the caller's list, the model's view, the
+transcript and the request instead of copying the transcript; only what goes to outside code
+that may change it (listener events, hook contexts, the returned message) is a copy.
 """
 
 from __future__ import annotations
@@ -169,7 +175,7 @@ def message_from_json(data: str | bytes | dict[str, Any]) -> UserMessage | Assis
 
 
 def copy_message(message: MessageT) -> MessageT:
-    """A deep copy: every boundary of the loop hands out copies, never the stored object."""
+    """A deep copy, for outside code (a listener, a hook) that may change what it is given."""
     return message.model_copy(deep=True)
 
 

@@ -4,16 +4,28 @@ Importing litellm costs about 8 s on a small machine, so it is never imported at
 ``import jupyter_agent`` time. ``preload_litellm()`` starts the import in a daemon thread (the
 notebook extension calls it at ``%load_ext``); ``litellm_module()`` waits for it from async code
 without blocking the event loop; ``litellm_module_sync()`` waits for it from plain code.
+
+The import creates ~450 000 objects. Python's cyclic garbage collector runs in whichever thread
+allocates, holding the interpreter lock: during the import its full collections (0.15–0.3 s each)
+froze the kernel's main thread, and afterwards every full collection scanned litellm's objects
+again. So the collector is paused while the import runs and the imported objects are then moved
+to the permanent generation (``gc.freeze()``), which collections no longer scan.
 """
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
 import threading
 import warnings
 from types import ModuleType
 
 import anyio.to_thread
+
+# While the import runs, the kernel's threads wait this long (not 5 ms) for the interpreter lock
+# each time they give it up: a cell's reply passes it between threads dozens of times.
+IMPORT_SWITCH_INTERVAL = 0.0005
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
@@ -39,6 +51,11 @@ def _import() -> None:
     # litellm's own TypedDicts make pydantic warn when their schemas are first built, which
     # would print into whatever notebook cell happens to be running: noise for the user.
     warnings.filterwarnings("ignore", message=r".*using the `ReadOnly` qualifier", category=UserWarning)
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, IMPORT_SWITCH_INTERVAL))
     try:
         import litellm
 
@@ -47,6 +64,14 @@ def _import() -> None:
         _module = litellm
     except BaseException as error:  # noqa: BLE001 - re-raised to every caller that waits
         _failure = error
+    finally:
+        sys.setswitchinterval(interval)
+        # Whatever lives now (litellm's modules, classes and tables, and the objects of the
+        # kernel) is long-lived: frozen, later collections skip it. Garbage made meanwhile goes
+        # to the permanent generation with it; a kernel's worth of that is small.
+        if paused:
+            gc.freeze()
+            gc.enable()
 
 
 def _ready() -> ModuleType:

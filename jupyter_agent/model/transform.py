@@ -3,9 +3,10 @@
 ``transform_with_origins`` does the work and remembers where each output message came from;
 the loop turns those origins into ``ModelInputMetadata``.
 
-Messages that need no change are passed through as the same objects, and changed ones are
-new objects: the input is never mutated, and a request costs O(messages) rather than a deep
-copy of the whole transcript every step. A stream function treats its context as read-only.
+Messages and blocks that need no change are passed through as the same objects, and changed
+messages are new objects sharing their unchanged parts: messages are values nothing changes
+once made, so a request costs O(messages) rather than a deep copy of the whole transcript every
+step. A stream function treats its context as read-only.
 """
 
 from __future__ import annotations
@@ -85,8 +86,9 @@ def transform_with_origins(messages: list[Message], model: Model) -> list[tuple[
             if original.stop_reason in ("error", "aborted"):
                 continue
             repair_pending()
-            assistant = _adapt_assistant(original, model, used_ids)
-            pending.extend(zip((call.id for call in original.tool_calls), assistant.tool_calls))
+            calls = original.tool_calls
+            assistant = _adapt_assistant(original, calls, model, used_ids)
+            pending.extend(zip((call.id for call in calls), calls if assistant is original else assistant.tool_calls))
             pending_owner = index
             output.append((assistant, source))
         elif isinstance(original, ToolResultMessage):
@@ -120,19 +122,19 @@ def unique_tool_call_id(tool_call_id: str, used_ids: set[str], limit: int = 40) 
     raise AssertionError("unreachable")
 
 
-def _adapt_assistant(message: AssistantMessage, model: Model, used_ids: set[str]) -> AssistantMessage:
+def _adapt_assistant(message: AssistantMessage, calls: list[ToolCall], model: Model, used_ids: set[str]) -> AssistantMessage:
     same_model = (message.provider, message.api, message.model) == (model.provider, model.api, model.id)
     # A provider accepts its own ids (Gemini even stores thought signatures in them), so only
     # ids from another provider are normalized.
     foreign_ids = message.provider != model.provider
     limit = 64 if model.provider == "anthropic" else 40
     new_ids = []
-    for call in message.tool_calls:
+    for call in calls:
         wanted = normalize_tool_call_id(call.id, model) if foreign_ids else call.id
         new_id = unique_tool_call_id(wanted, used_ids, max(limit, len(wanted)))
         used_ids.add(new_id)
         new_ids.append(new_id)
-    renamed = any(new_id != call.id for new_id, call in zip(new_ids, message.tool_calls))
+    renamed = any(new_id != call.id for new_id, call in zip(new_ids, calls))
     if same_model and not renamed and not any(_needs_change(block) for block in message.content):
         return message
     ids = iter(new_ids)
@@ -141,21 +143,21 @@ def _adapt_assistant(message: AssistantMessage, model: Model, used_ids: set[str]
         if isinstance(block, ThinkingContent):
             if block.redacted:
                 if same_model:
-                    blocks.append(block.model_copy(deep=True))
+                    blocks.append(block)
                 continue
             if same_model and block.thinking_signature:
-                blocks.append(block.model_copy(deep=True))
+                blocks.append(block)
             elif not block.thinking.strip():
                 continue
             elif same_model:
-                blocks.append(block.model_copy(deep=True))
+                blocks.append(block)
             else:
                 blocks.append(TextContent(text=block.thinking))
         elif isinstance(block, TextContent):
-            blocks.append(block.model_copy(deep=True) if same_model else TextContent(text=block.text))
+            blocks.append(block if same_model else TextContent(text=block.text))
         else:
             blocks.append(ToolCall(id=next(ids), name=block.name, arguments=dict(block.arguments)))
-    return message.model_copy(update={"content": blocks}, deep=True)
+    return message.model_copy(update={"content": blocks})  # a new list; unchanged blocks are shared
 
 
 def _needs_change(block: TextContent | ThinkingContent | ToolCall) -> bool:
@@ -172,7 +174,7 @@ def _adapt_tool_result(message: ToolResultMessage, model: Model, tool_call_id: s
     update: dict[str, Any] = {"tool_call_id": tool_call_id}
     if not model.accepts_images:
         update["content"] = _downgrade_images(message.content, TOOL_IMAGE_OMITTED)
-    return message.model_copy(update=update, deep=True)
+    return message.model_copy(update=update)
 
 
 def _adapt_user(message: UserMessage, model: Model) -> UserMessage:
@@ -180,7 +182,7 @@ def _adapt_user(message: UserMessage, model: Model) -> UserMessage:
         return message
     if not any(isinstance(block, ImageContent) for block in message.content):
         return message
-    return message.model_copy(update={"content": _downgrade_images(message.content, IMAGE_OMITTED)}, deep=True)
+    return message.model_copy(update={"content": _downgrade_images(message.content, IMAGE_OMITTED)})
 
 
 def _downgrade_images(blocks: Sequence[TextContent | ImageContent], placeholder: str) -> list[TextContent | ImageContent]:
@@ -192,5 +194,5 @@ def _downgrade_images(blocks: Sequence[TextContent | ImageContent], placeholder:
                 continue
             result.append(TextContent(text=placeholder))
         else:
-            result.append(block.model_copy(deep=True))
+            result.append(block)
     return result

@@ -27,14 +27,14 @@ from jupyter_agent.loop import (
     run_agent_loop,
 )
 from jupyter_agent.loop.agent_loop import TRUNCATED
-from jupyter_agent.messages import AssistantMessage, Message, UserContent, UserMessage, copy_message
+from jupyter_agent.messages import AssistantMessage, Message, UserContent, UserMessage
 from jupyter_agent.model import StreamOptions
 from jupyter_agent.model.tokens import estimate_message_tokens, estimate_overhead
 from jupyter_agent.runtime.compaction import Compaction, Compactor
 from jupyter_agent.runtime.events import CompactedEvent, RunErrorEvent, RunStartEvent
 from jupyter_agent.runtime.feed import EventFeed
 from jupyter_agent.runtime.ledger import StepLedger
-from jupyter_agent.runtime.limits import HookRunner, Limits, StepContext, StepInfo
+from jupyter_agent.runtime.limits import HookRunner, Limits, LiveStepContext, StepContext, StepInfo
 from jupyter_agent.runtime.options import RunOptions, StepOverrides, resolve_model
 from jupyter_agent.runtime.permissions import ApprovalGate
 from jupyter_agent.runtime.queues import InputQueues
@@ -59,7 +59,7 @@ class RunHost:
         self.tools = [clamp_tool(tool, result_chars, options.window_tokens) for tool in tools]
         self.tools_by_name = {tool.name: tool for tool in self.tools}
         self._admitted: dict[int, tuple[AgentTool, AgentTool]] = {}  # id(tool) -> (tool, gated tool)
-        self.view: list[Message] = [copy_message(message) for message in options.messages]
+        self.view: list[Message] = list(options.messages)  # messages are shared values: never copied
         self.transcript = TranscriptRecorder(options.messages, self.emit, self._account, self._view_appended)
         self.window = ContextWindow(
             options.window_tokens,
@@ -248,7 +248,7 @@ class RunHost:
         if self.compactor.enabled:
             compaction = await self.compactor.compact(self.view, self.signal)
             if compaction is not None:
-                self.view[:] = [copy_message(message) for message in compaction.view]
+                self.view[:] = compaction.view
                 self._apply(compaction)
         shrunk = self._shrink_to_fit(self.view, prompt_tokens)
         if shrunk is not None:
@@ -300,11 +300,8 @@ class RunHost:
         self.window.appended(message)
 
     def _context(self, step_number: int) -> StepContext:
-        return StepContext(
-            step_number=step_number,
-            messages=[copy_message(message) for message in self.transcript.messages],
-            steps=[StepInfo(step=info.step, tool_names=list(info.tool_names)) for info in self.ledger.steps],
-        )
+        steps = [StepInfo(step=info.step, tool_names=list(info.tool_names)) for info in self.ledger.steps]
+        return LiveStepContext(step_number, self.transcript.messages, steps)
 
     def _admit(self, tool: AgentTool) -> AgentTool:
         """A tool that appeared during the run (a server's changed tool list): gated like the run's own."""

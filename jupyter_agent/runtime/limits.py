@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Union
 
 from jupyter_agent.loop import AbortSignal, abortable
-from jupyter_agent.messages import Message
+from jupyter_agent.messages import Message, copy_message
 
 STOPPED_BY_CALLER = "stopped_by_caller"
 MAX_STEPS = "max_steps"
@@ -33,6 +33,30 @@ class StepContext:
     step_number: int
     messages: list[Message]
     steps: list[StepInfo]
+
+
+class LiveStepContext(StepContext):
+    """``StepContext`` whose transcript copy is made when a hook first reads ``messages``.
+
+    Most hooks never read it (the notebook's ``prepare_step`` does not); copying the whole
+    transcript for every hook call made each step cost as much as the session was long.
+    """
+
+    def __init__(self, step_number: int, live: list[Message], steps: list[StepInfo]) -> None:
+        self.step_number = step_number
+        self.steps = steps
+        self._live = live
+        self._copy: list[Message] | None = None
+
+    @property
+    def messages(self) -> list[Message]:
+        if self._copy is None:
+            self._copy = [copy_message(message) for message in self._live]
+        return self._copy
+
+    @messages.setter
+    def messages(self, value: list[Message]) -> None:
+        self._copy = value
 
 
 Hook = Callable[[StepContext], Union[Any, Awaitable[Any]]]

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, InstanceOf, ValidationError, 
 
 from jupyter_agent.loop import AbortSignal, AgentTool
 from jupyter_agent.loop.validate_input import validate_user_content
-from jupyter_agent.messages import Message, UserContent, copy_message
+from jupyter_agent.messages import Message, UserContent
 from jupyter_agent.model import Model, StreamFn, StreamOptions
 from jupyter_agent.runtime.compaction import CompactionMode
 from jupyter_agent.runtime.limits import Hook
@@ -173,9 +173,11 @@ class RunOptions(BaseModel):
 
     @field_validator("messages")
     @classmethod
-    def _copied(cls, messages: list[Message]) -> list[Message]:
-        # The caller's objects stay theirs: the run appends to and compacts its own copies.
-        return [copy_message(message) for message in messages]
+    def _own_list(cls, messages: list[Message]) -> list[Message]:
+        # The run appends to and compacts its own list. Messages are values that nothing changes
+        # once made, so the caller's are shared, not copied: a copy of a long session per run
+        # cost more than the request itself.
+        return list(messages)
 
     @field_validator("stream_fn")
     @classmethod

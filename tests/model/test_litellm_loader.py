@@ -113,3 +113,38 @@ async def test_an_abort_while_litellm_is_still_importing_ends_the_stream_at_once
 def test_once_loaded_the_module_is_returned_without_waiting(litellm):
     assert litellm_loader.is_litellm_loaded()
     assert litellm_loader.litellm_module_sync() is litellm
+
+
+def test_the_import_runs_with_the_collector_paused_and_leaves_litellm_frozen(monkeypatch):
+    import gc
+    import importlib.abc
+    import importlib.machinery
+
+    seen = {}
+
+    class FakeLitellm(importlib.abc.Loader):
+        def create_module(self, spec):
+            return None
+
+        def exec_module(self, module):
+            seen["collector during the import"] = gc.isenabled()
+            module.suppress_debug_info = False
+
+    class Finder(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            return importlib.machinery.ModuleSpec(name, FakeLitellm()) if name == "litellm" else None
+
+    monkeypatch.delitem(sys.modules, "litellm", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
+    for name, value in (("_module", None), ("_thread", None), ("_failure", None)):
+        monkeypatch.setattr(litellm_loader, name, value)
+    frozen_before = gc.get_freeze_count()
+    assert gc.isenabled()
+    try:
+        module = litellm_loader.litellm_module_sync()
+        assert seen == {"collector during the import": False}
+        assert module.suppress_debug_info is True
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > frozen_before
+    finally:
+        gc.unfreeze()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from jupyter_agent import StreamOptions
+from jupyter_agent import AssistantMessage, StreamOptions, TextContent, UserMessage
 from jupyter_agent.runtime import StepOverrides, run_agent
 from jupyter_agent.testing.scripted import call, reply, tool_calls
 
@@ -143,3 +143,47 @@ async def test_a_tool_that_appears_during_the_run_is_offered_called_and_gated(sc
     assert asked == ["late"]  # the new tool is a mutation: it went through the approval prompt
     late_result = [m for m in result.messages if m.role == "tool_result" and m.tool_name == "late"][0]
     assert late_result.content[0].text == "late:7" and not late_result.is_error
+
+
+async def test_a_step_shares_the_prior_messages_and_a_hook_that_reads_none_copies_none(scripted, kit, monkeypatch):
+    from jupyter_agent.runtime import limits
+
+    copies = []
+    real_copy = limits.copy_message
+    monkeypatch.setattr(limits, "copy_message", lambda message: copies.append(message) or real_copy(message))
+    model = scripted.model()
+    prior = [
+        UserMessage(content=f"question {n}")
+        if n % 2 == 0
+        else AssistantMessage(content=[TextContent(text=f"answer {n}")], provider=model.provider, api=model.api, model=model.id)
+        for n in range(40)
+    ]
+    scripted.queue(tool_calls(call("echo", {"value": 1})), reply("done"))
+    result = await run_agent(
+        model,
+        "go",
+        tools=[kit.make_tool()],
+        messages=prior,
+        stream_fn=scripted,
+        prepare_step=lambda context: None,
+        should_stop=lambda context: context.step_number > 5,
+    ).result()
+    assert result.reason == "completed"
+    # No copy of the transcript per run or per step: the request carries the caller's own messages.
+    for request in scripted.requests:
+        assert all(sent is given for sent, given in zip(request.context.messages, prior))
+    assert copies == []
+
+
+async def test_a_hook_that_reads_the_messages_gets_its_own_copy(scripted, kit):
+    seen = []
+
+    def prepare(context):
+        seen.append([m.role for m in context.messages])
+        context.messages[0].content = "changed by the hook"
+        context.messages.clear()
+
+    scripted.queue(tool_calls(call("echo", {"value": 1})), reply("done"))
+    result = await run_agent(scripted.model(), "go", tools=[kit.make_tool()], stream_fn=scripted, prepare_step=prepare).result()
+    assert seen == [["user"], ["user", "assistant", "tool_result"]]
+    assert result.messages[0].content == "go" and len(result.messages) == 4

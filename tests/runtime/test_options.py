@@ -98,12 +98,14 @@ def test_options_are_frozen():
         options.max_steps = 3
 
 
-async def test_prior_messages_are_copied_and_may_be_json(scripted):
+async def test_prior_messages_are_shared_not_copied_and_may_be_json(scripted):
     prior = [UserMessage(content="earlier")]
+    given = [prior[0], prior[0].model_dump()]
     scripted.queue(reply("ok"))
-    result = await run_agent(scripted.model(), "now", stream_fn=scripted, messages=[prior[0], prior[0].model_dump()]).result()
-    assert result.messages[0] == prior[0] and result.messages[0] is not prior[0]
-    assert result.messages[1].content == "earlier"
+    result = await run_agent(scripted.model(), "now", stream_fn=scripted, messages=given).result()
+    # Messages are values nothing changes: the run shares them and appends to its own list.
+    assert result.messages[0] is prior[0] and prior[0].content == "earlier"
+    assert result.messages[1].content == "earlier" and len(given) == 2 and len(result.messages) == 4
     with pytest.raises(ValueError, match="messages must be Message objects"):
         run_agent(scripted.model(), "now", stream_fn=scripted, messages=["text"])
 

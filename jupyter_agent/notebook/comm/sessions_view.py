@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
-from jupyter_agent.messages import Message
 from jupyter_agent.notebook.comm.protocol import SessionSummary
-from jupyter_agent.notebook.panel.transcript_document import messages_document
-from jupyter_agent.session import SessionStore, SessionWarning, list_sessions
+
+if TYPE_CHECKING:
+    from jupyter_agent.messages import Message
+
+# The session store and the transcript renderer are imported when the view is first used:
+# ``%load_ext`` registers the comm target, and importing them then (~0.3 s) held up the
+# notebook's next cell.
 
 # A transcript is for reading, not an archive: long tool outputs are cut (the file keeps them).
 RESULT_CHARS = 2_000
@@ -28,6 +32,8 @@ def session_summaries(folder: Path | None, running: Iterable[str] = ()) -> list[
     """The sessions in ``folder``, most recently active first; none when the folder is missing."""
     if folder is None or not folder.is_dir():
         return []
+    from jupyter_agent.session import list_sessions
+
     busy = set(running)
     return [
         SessionSummary(
@@ -54,6 +60,8 @@ def session_file(folder: Path | None, name: str) -> Path:
 
 
 def read_history(path: Path) -> list[Message]:
+    from jupyter_agent.session import SessionStore, SessionWarning
+
     with warnings.catch_warnings():
         # A torn last line is skipped by the store; the view need not warn in the kernel's log.
         warnings.simplefilter("ignore", SessionWarning)
@@ -65,6 +73,8 @@ def transcript_markdown(messages: Sequence[Message]) -> str:
     """The conversation as Markdown: prompts, answers, thinking folded, tool calls with results."""
     if not messages:
         return "*This session has no messages yet.*\n"
+    from jupyter_agent.notebook.panel.transcript_document import messages_document
+
     return messages_document(messages, result_chars=RESULT_CHARS).markdown() + "\n"
 
 
