@@ -21,6 +21,7 @@ from jupyter_agent.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from jupyter_agent.model.cache_breakpoints import add_cache_breakpoints, takes_cache_breakpoints
 from jupyter_agent.model.catalog import litellm_name
 from jupyter_agent.model.types import Context, Model, StreamOptions, ToolSpec
 
@@ -63,6 +64,9 @@ def build_request(model: Model, context: Context, options: StreamOptions | None 
         request["temperature"] = options.temperature
     if options.reasoning:
         request["reasoning_effort"] = options.reasoning
+    breakpoints = options.cache_breakpoints
+    if breakpoints if breakpoints is not None else takes_cache_breakpoints(model):
+        add_cache_breakpoints(request["messages"], request.get("tools"))
     request.update(options.extra)
     return request
 

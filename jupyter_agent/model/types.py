@@ -69,6 +69,9 @@ class StreamOptions(BaseModel):
     # Seconds without any data from the provider before the response fails; None:
     # JUPYTER_AGENT_STREAM_TIMEOUT, else 120. It bounds a stall, never a long answer.
     idle_timeout: float | None = Field(default=None, gt=0)
+    # Prompt-cache breakpoints in the request; None: for the providers that need them
+    # (``cache_breakpoints.takes_cache_breakpoints``), True for an endpoint known to read them.
+    cache_breakpoints: bool | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
 

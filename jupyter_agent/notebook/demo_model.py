@@ -200,10 +200,12 @@ def _last_index(messages: list, kind: type) -> int | None:
 
 
 def _text(message) -> str:
+    from jupyter_agent.notebook.system_prompt import without_turn_context
+
     content = message.content
     if isinstance(content, str):
-        return content
-    return "\n".join(block.text for block in content if getattr(block, "type", None) == "text")
+        return without_turn_context(content)
+    return without_turn_context("\n".join(block.text for block in content if getattr(block, "type", None) == "text"))
 
 
 def _one_line(text: str, limit: int = 160) -> str:

@@ -23,7 +23,7 @@ from jupyter_agent.notebook.lab_bridge import LabBridge
 from jupyter_agent.notebook.model_resolution import ResolvedModel, choose_model
 from jupyter_agent.notebook.session_manager import SessionManager, SessionNameError
 from jupyter_agent.notebook.site_limits import limit_config, limit_permissions, load_site_policy, site_model
-from jupyter_agent.notebook.system_prompt import PromptContext, build_system_prompt
+from jupyter_agent.notebook.system_prompt import PromptContext, build_system_prompt, turn_context
 from jupyter_agent.notebook.toolset import UnknownToolError, build_tools, parse_tool_list
 
 if TYPE_CHECKING:
@@ -291,9 +291,11 @@ class AgentMagics(Magics):
                     tool_names=[tool.name for tool in tool_list],
                     model_name=resolved.label,
                     context_section=_context_section(session),
-                    notebook_outline=_outline(shell, session, cell_id, config.recent_cells),
                 )
             )
+
+        def make_context() -> str:
+            return turn_context(_outline(shell, session, cell_id, config.recent_cells))
 
         request = runner.TurnRequest(
             prompt=prompt,
@@ -303,6 +305,7 @@ class AgentMagics(Magics):
             settings=settings,
             build_tools=make_tools,
             build_system=make_system,
+            build_context=make_context,
             cell_id=cell_id,
             on_started=self.bridge.turn_started,
             on_finished=self.bridge.turn_finished,

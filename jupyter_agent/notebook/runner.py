@@ -21,6 +21,7 @@ from jupyter_agent.notebook.interrupt import interrupt_router
 from jupyter_agent.notebook.model_resolution import ResolvedModel, needs_litellm, resolve
 from jupyter_agent.notebook.proxy_metadata import proxy_request_fields
 from jupyter_agent.notebook.renderer import Renderer
+from jupyter_agent.notebook.system_prompt import with_turn_context
 from jupyter_agent.notebook.threads import call_on_loop, on_loop_thread
 from jupyter_agent.notebook.turn_request import TurnRequest, TurnSettings
 from jupyter_agent.runtime.events import (
@@ -278,9 +279,12 @@ async def _run(turn: Turn) -> None:
     )
     prior = store.messages()
     turn.prior_count = len(prior)
+    prompt = turn.request.prompt
+    if turn.request.build_context is not None:
+        prompt = with_turn_context(prompt, turn.request.build_context())
     run = run_agent(
         model=resolved.model,
-        prompt=turn.request.prompt,
+        prompt=prompt,
         system=system,
         tools=tools,
         messages=prior,

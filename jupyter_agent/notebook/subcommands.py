@@ -22,6 +22,7 @@ from jupyter_agent.notebook.report import Report
 from jupyter_agent.notebook.serve_commands import SERVE_ARGUMENTS, SERVE_SUMMARY, serve_command
 from jupyter_agent.notebook.site_limits import site_policy_line
 from jupyter_agent.notebook.subcommand_parser import Subcommand, SubcommandTable, arg
+from jupyter_agent.notebook.system_prompt import without_turn_context
 
 if TYPE_CHECKING:
     from jupyter_agent.messages import ImageContent, TextContent
@@ -106,6 +107,8 @@ def _history_entry(message: Any) -> tuple[str, str]:
         )
     who = "You" if message.role == "user" else "Agent"
     content = message.content if not isinstance(message.content, str) else [SimpleNamespace(type="text", text=message.content)]
+    if message.role == "user":
+        content = [SimpleNamespace(type="text", text=without_turn_context(b.text)) if b.type == "text" else b for b in content]
     parts = [block.text for block in content if getattr(block, "type", "") == "text" and block.text.strip()]
     calls = [block for block in content if getattr(block, "type", "") == "tool_call"]
     said = _clip("\n\n".join(parts), HISTORY_LINES) if parts else ""

@@ -1,7 +1,10 @@
-"""The system prompt: what the agent is, where it runs, its tools, context files, the notebook outline.
+"""The system prompt (what the agent is, where it runs, its tools, context files) and each turn's context.
 
-Stable sections come first and the notebook outline, which changes with every cell the user
-runs, comes last: a cached prefix of the prompt stays valid from one turn to the next.
+A provider's prompt cache pays only while a request starts the way the previous one did, so the
+system prompt holds only what stays the same from step to step and turn to turn. What changes
+with every turn (today's date, the outline of the cells around the agent cell) is the turn's
+context: it leads that turn's prompt (``with_turn_context``), so it sits after the cached prefix
+and, kept in the history, stays the same in every later request.
 """
 
 from __future__ import annotations
@@ -32,7 +35,8 @@ not convert the whole to pandas, `.compute()`/`.collect()` it or count its rows 
 blocking code; the user can press Stop or the kernel's Interrupt.
 - Mutating tools (python, bash, write, edit) may need the user's approval; if a call is denied, \
 do not retry it unchanged: explain or choose another way.
-- The notebook is shared with the user: its outline is at the end of this prompt; `notebook_read` \
+- The notebook is shared with the user: each prompt of theirs starts with an outline of the cells \
+around their agent cell, in a <turn-context> block; `notebook_read` \
 shows cells in full (outputs and plots too). To change a cell, read it, then propose the change \
 with `notebook_edit`; the user approves it and can undo it.
 - Answer in concise Markdown. Refer to variables and files by name. When you changed the \
@@ -46,16 +50,39 @@ class PromptContext:
     tool_names: Sequence[str]
     model_name: str = ""
     context_section: str = ""  # AGENTS.md / CLAUDE.md, rendered by the session layer
-    notebook_outline: str = ""  # the cells around the agent cell (features.notebook_tools.outline_section)
 
 
 def build_system_prompt(context: PromptContext) -> str:
     sections = [IDENTITY, _environment(context), _tools(context.tool_names), GUIDANCE]
     if context.context_section:
         sections.append(context.context_section.rstrip())
-    if context.notebook_outline:
-        sections.append(context.notebook_outline.rstrip())  # last: it changes every turn
     return "\n\n".join(sections)
+
+
+def turn_context(notebook_outline: str = "", today: datetime.date | None = None) -> str:
+    """What changes from turn to turn: the date and the cells around the agent cell
+    (``features.notebook_tools.outline_section``)."""
+    parts = [f"Today: {(today or datetime.date.today()).isoformat()}."]
+    if notebook_outline.strip():
+        parts.append(notebook_outline.strip())
+    return "\n\n".join(parts)
+
+
+_OPEN, _CLOSE = "<turn-context>\n", "\n</turn-context>\n\n"
+
+
+def with_turn_context(prompt: str, context: str) -> str:
+    """The prompt the model gets: the turn's context first, then what the user wrote."""
+    if not context.strip():
+        return prompt
+    return f"{_OPEN}{context.strip()}{_CLOSE}{prompt}"
+
+
+def without_turn_context(text: str) -> str:
+    """What the user wrote, for views of the history: ``text`` without its leading turn context."""
+    if text.startswith(_OPEN) and _CLOSE in text:
+        return text.split(_CLOSE, 1)[1]
+    return text
 
 
 def _environment(context: PromptContext) -> str:
@@ -64,7 +91,6 @@ def _environment(context: PromptContext) -> str:
         f"- Python {platform.python_version()} kernel (IPython), on {platform.system()}.",
         f"- Notebook: {context.notebook_path}" if context.notebook_path else "- No notebook file (terminal IPython or unknown).",
         f"- Workspace (file tools are confined to it): {context.workspace}",
-        f"- Today: {datetime.date.today().isoformat()}.",
     ]
     if context.model_name:
         lines.append(f"- Model: {context.model_name}.")

@@ -46,7 +46,10 @@ class TurnRequest:
     choice: ModelChoice
     settings: TurnSettings
     build_tools: Callable[[Callable[[], int]], list[AgentTool]]  # current_step -> tools
-    build_system: Callable[[ResolvedModel, list[AgentTool]], str]
+    build_system: Callable[[ResolvedModel, list[AgentTool]], str]  # the same every turn (a cacheable prefix)
+    # The turn's context (the date, the cells around the agent cell), read when the turn starts;
+    # it leads the prompt, after the cached prefix (``system_prompt.with_turn_context``).
+    build_context: Callable[[], str] | None = None
     cell_id: str | None = None  # JupyterLab's id of the %%agent cell (for the lab extension)
     # Told when the turn starts running and when it ends: (turn) and (turn, status, steps).
     on_started: Callable[[Turn], None] | None = None

@@ -6,8 +6,9 @@ process or thread: ``with FakeProvider() as fp: fp.queue(text("Hi"))``.
 
 Responses are queued with the builders below (text, reasoning, tool calls, usage, HTTP errors,
 a dropped connection, a malformed chunk, a hang); a *responder* callable of the request body
-may stand in for any of them. A request whose tool messages do not pair with the calls before
-them is refused with a 400 worded as OpenAI words it. Every request body is recorded, and so is every client disconnect
+may stand in for any of them; ``prompt_cache=True`` simulates a provider's prompt cache (see
+``prompt_cache``) in each response's usage. A request whose tool messages do not pair with the
+calls before them is refused with a 400 worded as OpenAI words it. Every request body is recorded, and so is every client disconnect
 (with its ``time.monotonic()``), so a test can assert how soon the server saw an abort.
 """
 
@@ -20,10 +21,11 @@ import socket
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Literal, Sequence, Union
 
+from jupyter_agent.testing.prompt_cache import PromptCache, with_cache_usage
 from jupyter_agent.testing.tool_pairing import pairing_problem
 
 Chunk = Union[dict, str]  # a dict becomes a JSON chunk; a str is sent as a raw (malformed) payload
@@ -175,8 +177,11 @@ class FakeProvider:
         port: int = 0,
         models: Sequence[str] = ("fake-model",),
         fallback: Responder | None = None,
+        prompt_cache: bool = False,
     ) -> None:
         self._responses: deque = deque(responses)
+        # Simulated prompt caching: each response's usage reports what the cache served.
+        self.cache: PromptCache | None = PromptCache() if prompt_cache else None
         self._lock = threading.Condition()
         self._port = port
         self.models = list(models)
@@ -280,6 +285,8 @@ class _Handler(BaseHTTPRequestHandler):
         if problem is not None:
             return self._send_json(400, http_error(400, problem).error)
         response = self.provider._next_response(body)
+        if self.provider.cache is not None and response.status == 200:
+            response = replace(response, chunks=with_cache_usage(response.chunks, self.provider.cache.serve(body)))
         if response.status != 200:
             return self._send_json(response.status, self._echo_key(response.error or {}))
         if not body.get("stream"):

@@ -46,7 +46,12 @@ def test_streamed_text_from_the_provider_reaches_the_panel(kernel, provider):
     assert "Hello from the fake provider." in plain(kernel.widget_text(msg_id))
     assert kernel.evaluate("last_turn('http').result.reason") == "'completed'"
     body = provider.requests[-1]
-    assert body["stream"] is True and body["messages"][-1]["content"] == "Say hello"
+    prompt = body["messages"][-1]["content"]  # the turn's context (date, notebook outline) leads it
+    assert (
+        body["stream"] is True
+        and prompt.startswith("<turn-context>\nToday: ")
+        and prompt.endswith("</turn-context>\n\nSay hello")
+    )
     assert provider.request_headers[-1]["authorization"] == f"Bearer {SECRET}"
     session_file = kernel.folder / "model.agent" / "http.jsonl"
     assert "Hello from the fake provider." in session_file.read_text()

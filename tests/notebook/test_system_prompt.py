@@ -24,10 +24,12 @@ def test_without_notebook_or_tools():
     assert "No notebook file" in prompt and "no tools" in prompt
 
 
-def test_the_notebook_outline_comes_last_after_the_stable_sections(tmp_path):
+def test_the_system_prompt_is_the_same_every_turn_and_the_turn_context_leads_the_prompt(tmp_path):
+    import datetime
     import json
 
     from jupyter_agent.features.notebook_tools import outline_section, read_disk_cells
+    from jupyter_agent.notebook.system_prompt import turn_context, with_turn_context, without_turn_context
 
     notebook = tmp_path / "a.ipynb"
     notebook.write_text(
@@ -43,20 +45,38 @@ def test_the_notebook_outline_comes_last_after_the_stable_sections(tmp_path):
     user_ns = {"In": ["", "x = 1", "get_ipython().run_cell_magic('agent', '', 'plot it')", "sales = load()"], "Out": {}}
     cells, source = read_disk_cells(notebook, user_ns)
     outline = outline_section(cells, source, agent_cell_id="agent")
-    prompt = build_system_prompt(
-        PromptContext(
-            notebook_path=notebook,
-            workspace=tmp_path,
-            tool_names=["notebook_read"],
-            context_section="# Project\n\nUse polars.",
-            notebook_outline=outline,
-        )
+    context = PromptContext(
+        notebook_path=notebook, workspace=tmp_path, tool_names=["notebook_read"], context_section="Use polars."
     )
-    assert prompt.index("Use polars.") < prompt.index("## Notebook outline") and prompt.rstrip().endswith("sales = load()")
-    assert "- 0 `md` markdown: # Revenue by region" in prompt
-    assert "- 1 `agent` code [2] ← this agent cell: %%agent" in prompt
-    assert "run_cell_magic('agent'" not in prompt  # agent cells from the history stay out
-    assert "In [" not in prompt  # no raw In/Out reprs any more
+    system = build_system_prompt(context)
+    # Nothing that changes between turns is in the cached prefix: no date, no outline.
+    assert "Today" not in system and "## Notebook outline" not in system and system.rstrip().endswith("Use polars.")
+    assert build_system_prompt(context) == system
+
+    turn = turn_context(outline, today=datetime.date(2026, 3, 4))
+    assert turn.startswith("Today: 2026-03-04.") and turn.rstrip().endswith("sales = load()")
+    assert "- 0 `md` markdown: # Revenue by region" in turn
+    assert "- 1 `agent` code [2] ← this agent cell: %%agent" in turn
+    assert "run_cell_magic('agent'" not in turn  # agent cells from the history stay out
+    assert "In [" not in turn  # no raw In/Out reprs any more
+    prompt = with_turn_context("plot it", turn)
+    assert prompt.startswith("<turn-context>\nToday: 2026-03-04.") and prompt.endswith("</turn-context>\n\nplot it")
+    assert without_turn_context(prompt) == "plot it" and without_turn_context("plain") == "plain"
+    assert with_turn_context("plot it", "") == "plot it"
+
+
+def test_views_of_the_history_and_the_demo_model_read_what_the_user_wrote():
+    from jupyter_agent.messages import UserMessage
+    from jupyter_agent.model import Context
+    from jupyter_agent.notebook.demo_model import respond
+    from jupyter_agent.notebook.panel.transcript_document import messages_document
+    from jupyter_agent.notebook.system_prompt import with_turn_context
+
+    prompt = with_turn_context("plot the sales", "Today: 2026-03-04.\n\n## Notebook outline\n- 0 `a` code: x = 1")
+    document = messages_document([UserMessage(content=prompt)], result_chars=100).markdown()
+    assert "plot the sales" in document and "Today" not in document and "outline" not in document
+    plain, led = (respond(Context(messages=[UserMessage(content=text)])) for text in ("plot the sales", prompt))
+    assert led == plain
 
 
 def test_the_model_is_told_to_use_the_engine_of_big_frames():

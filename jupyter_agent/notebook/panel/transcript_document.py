@@ -198,6 +198,7 @@ def messages_document(messages: Any, *, result_chars: int) -> TranscriptDocument
         ToolResultMessage,
         UserMessage,
     )
+    from jupyter_agent.notebook.system_prompt import without_turn_context
 
     document = TranscriptDocument(output_chars=result_chars)
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
@@ -210,7 +211,7 @@ def messages_document(messages: Any, *, result_chars: int) -> TranscriptDocument
                 else "\n\n".join(block.text if isinstance(block, TextContent) else "[image]" for block in content)
             )
             document.heading("You")
-            document.markdown_block(escape_markdown(text))
+            document.markdown_block(escape_markdown(without_turn_context(text)))
         elif isinstance(message, AssistantMessage):
             document.heading("Agent" + (f" · {message.model}" if message.model else ""))
             for block in message.content:

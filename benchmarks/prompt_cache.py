@@ -1,0 +1,74 @@
+"""Prompt caching over a 20-turn notebook session: the share of input tokens the provider's cache serves.
+
+The session (``jupyter_agent.testing.cached_session``) sends what ``%%agent`` cells send (the
+notebook's system prompt and tools, the history, a prompt led by the turn's context), with cache
+breakpoints, through litellm over HTTP to the fake provider, which simulates a provider cache and
+reports it in each response's usage. The baseline, run in the same process, is the layout with
+the turn's context (date, notebook outline) at the end of the system prompt. Rounds alternate
+(≥ 5). Printed: the cached share (target ≥ 80 %), the input cost in full-price token equivalents
+(cache reads at Anthropic's 0.1×), and wall and CPU time per session.
+
+    python benchmarks/prompt_cache.py [--turns 20] [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from bench_stats import Clock, row, spread  # noqa: E402
+
+from jupyter_agent.testing.cached_session import SessionCache, cached_session  # noqa: E402
+
+TARGET = 0.80
+READ_FACTOR = 0.1
+
+
+def cost_equivalent(session: SessionCache) -> float:
+    """Input tokens at full price that cost what the session's input cost."""
+    cached = session.input_tokens * session.provider_fraction
+    return (session.input_tokens - cached) + cached * READ_FACTOR
+
+
+async def main(turns: int, rounds: int) -> None:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    await cached_session(2)  # warm up litellm and the schema caches
+    stable, baseline, stable_times, baseline_times = [], [], [], []
+    for _ in range(rounds):
+        clock = Clock()
+        baseline.append(await cached_session(turns, context_in_system=True))
+        baseline_times.append(clock.elapsed())
+        clock = Clock()
+        stable.append(await cached_session(turns))
+        stable_times.append(clock.elapsed())
+    share = stable[0].provider_fraction
+    print(f"== prompt cache over a {turns}-turn session ({stable[0].requests} requests), {rounds} interleaved rounds ==")
+    print(
+        f"input tokens served from the cache: {share:.1%} (context after the cached prefix) vs "
+        f"{baseline[0].provider_fraction:.1%} (context in the system prompt); target ≥ {TARGET:.0%}: "
+        f"{'ok' if share >= TARGET else 'OVER'}"
+    )
+    print(
+        f"input tokens sent: {stable[0].input_tokens:,} vs {baseline[0].input_tokens:,}; cost in full-price tokens "
+        f"(reads {READ_FACTOR}×): {cost_equivalent(stable[0]):,.0f} vs {cost_equivalent(baseline[0]):,.0f} "
+        f"= {cost_equivalent(stable[0]) / cost_equivalent(baseline[0]):.2f}×"
+    )
+    print(
+        f"cached share per round: {spread([s.provider_fraction for s in stable], 100)} % (usage agrees: "
+        f"{all(abs(s.usage_fraction - s.provider_fraction) < 1e-9 for s in stable)})"
+    )
+    print(row("session wall", [t[0] for t in stable_times], [t[0] for t in baseline_times], unit="s", scale=1.0))
+    print(row("session CPU", [t[1] for t in stable_times], [t[1] for t in baseline_times], unit="s", scale=1.0))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--turns", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=5)
+    options = parser.parse_args()
+    asyncio.run(main(options.turns, options.rounds))
