@@ -4,24 +4,40 @@ in the same process. Runs alternate; the median ratio is printed (target <= 1.2)
 and in CPU time of this process (steadier on a shared machine: the workload never idles).
 
 The runtime arm uses its defaults plus the features a notebook run turns on (a permission
-policy, a step ceiling, a spend ceiling with rates, a listener), so the figure is what a user
-pays, not a best case.
+policy, a step ceiling, a spend ceiling with rates, a listener, a ``prepare_step`` hook that
+runs every step, as the notebook's plan/memory/MCP hook does), so the figure is what a user pays,
+not a best case. Both arms start from the same prior history (``--prior``, 2 000 messages by
+default: a long session), so a cost that grows with the session shows. Printed: min–median–max
+over the rounds, wall and CPU.
 
-    python benchmarks/runtime_overhead.py [--steps 200] [--rounds 5]
+    python benchmarks/runtime_overhead.py [--steps 200] [--rounds 5] [--prior 2000]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import pathlib
 import statistics
-import time
+import sys
 
 from pydantic import BaseModel
 
-from jupyter_agent import AgentLoopOptions, AgentTool, TextContent, run_agent_loop
-from jupyter_agent.runtime import PermissionPolicy, Rates, run_agent
+from jupyter_agent import (
+    AgentLoopOptions,
+    AgentTool,
+    AssistantMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    run_agent_loop,
+)
+from jupyter_agent.runtime import PermissionPolicy, Rates, StepOverrides, run_agent
 from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from bench_stats import Clock, spread  # noqa: E402
 
 TEXT = ("The quick brown fox jumps over the lazy dog. " * 50)[:2048]
 
@@ -48,15 +64,30 @@ def script(steps: int) -> ScriptedModel:
     return ScriptedModel(responses + [reply(TEXT)], chunk_size=10)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.wall, self.cpu = time.perf_counter(), time.process_time()
+def prior_history(count: int, model_id: str) -> list:
+    """A long session's messages: a prompt, a tool call, its result, repeated; ends with an answer."""
+    messages: list = []
+    for index in range(count - 1):
+        kind = index % 3
+        if kind == 0:
+            messages.append(UserMessage(content=f"Plot column {index} against time."))
+        elif kind == 1:
+            step = ToolCall(id=f"prior_{index}", name="step", arguments={"n": index})
+            messages.append(AssistantMessage(content=[TextContent(text="Plotting."), step], provider="scripted", model=model_id))
+        else:
+            result = [TextContent(text=f"result {index}")]
+            messages.append(ToolResultMessage(tool_call_id=f"prior_{index - 1}", tool_name="step", content=result))
+    if messages and isinstance(messages[-1], AssistantMessage):
+        messages.pop()
+    messages.append(AssistantMessage(content=[TextContent(text="Done.")], provider="scripted", model=model_id))
+    return messages
 
-    def elapsed(self) -> tuple[float, float]:
-        return time.perf_counter() - self.wall, time.process_time() - self.cpu
+
+def every_step(context) -> StepOverrides | None:
+    return None  # like the notebook's hook: runs every step, reads no message
 
 
-async def through_runtime(steps: int) -> tuple[tuple[float, float], int]:
+async def through_runtime(steps: int, prior: list) -> tuple[tuple[float, float], int]:
     model = script(steps)
     count = 0
 
@@ -69,6 +100,8 @@ async def through_runtime(steps: int) -> tuple[tuple[float, float], int]:
         model.model(context_window=WINDOW),
         "go",
         tools=[TOOL],
+        messages=prior,
+        prepare_step=every_step,
         stream_fn=model,
         max_steps=steps + 1,
         max_spend_usd=1_000.0,
@@ -82,32 +115,36 @@ async def through_runtime(steps: int) -> tuple[tuple[float, float], int]:
     return elapsed, count
 
 
-async def bare_loop(steps: int) -> tuple[tuple[float, float], int]:
+async def bare_loop(steps: int, prior: list) -> tuple[tuple[float, float], int]:
     model = script(steps)
-    history: list = []
+    history: list = list(prior)
     clock = Clock()
     await run_agent_loop("go", history, AgentLoopOptions(model=model.model(context_window=WINDOW), stream_fn=model, tools=[TOOL]))
     return clock.elapsed(), len(history)
 
 
-async def main(steps: int, rounds: int) -> None:
-    await through_runtime(10)  # warm up imports and schema caches
-    await bare_loop(10)
-    wall, cpu, runtime_walls, loop_walls = [], [], [], []
+async def main(steps: int, rounds: int, prior_count: int) -> None:
+    prior = prior_history(prior_count, script(1).model().id) if prior_count else []
+    await through_runtime(10, prior)  # warm up imports and schema caches
+    await bare_loop(10, prior)
+    wall, cpu, runtime_times, loop_times = [], [], [], []
     for _ in range(rounds):
-        (loop_wall, loop_cpu), messages = await bare_loop(steps)
-        (run_wall, run_cpu), events = await through_runtime(steps)
+        (loop_wall, loop_cpu), messages = await bare_loop(steps, prior)
+        (run_wall, run_cpu), events = await through_runtime(steps, prior)
         wall.append(run_wall / loop_wall)
         cpu.append(run_cpu / loop_cpu)
-        runtime_walls.append(run_wall)
-        loop_walls.append(loop_wall)
-    print(f"steps={steps} rounds={rounds} messages/run={messages} run events/run={events}")
+        runtime_times.append((run_wall, run_cpu))
+        loop_times.append((loop_wall, loop_cpu))
+    print(f"steps={steps} rounds={rounds} prior messages={len(prior)} messages/run={messages} run events/run={events}")
     print(
-        f"bare loop median {statistics.median(loop_walls) * 1000:.0f} ms, run_agent median {statistics.median(runtime_walls) * 1000:.0f} ms"
+        f"bare loop wall {spread([t[0] for t in loop_times], 1000, 0)} ms, CPU {spread([t[1] for t in loop_times], 1000, 0)} ms"
     )
-    print(f"run_agent/loop wall ratio: median {statistics.median(wall):.2f} (min {min(wall):.2f}, max {max(wall):.2f})")
     print(
-        f"run_agent/loop CPU ratio:  median {statistics.median(cpu):.2f} (min {min(cpu):.2f}, max {max(cpu):.2f}); target <= 1.20"
+        f"run_agent wall {spread([t[0] for t in runtime_times], 1000, 0)} ms, CPU {spread([t[1] for t in runtime_times], 1000, 0)} ms"
+    )
+    print(f"run_agent/loop wall ratio: {spread(wall, digits=2)} (min–median–max)")
+    print(
+        f"run_agent/loop CPU ratio:  {spread(cpu, digits=2)}; target median <= 1.20: {'ok' if statistics.median(cpu) <= 1.2 else 'OVER'}"
     )
 
 
@@ -115,5 +152,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--prior", type=int, default=2000)
     options = parser.parse_args()
-    asyncio.run(main(options.steps, options.rounds))
+    asyncio.run(main(options.steps, options.rounds, options.prior))

@@ -6,6 +6,8 @@ import json
 import pytest
 from kernel_harness import notebook_kernel
 
+from jupyter_agent.notebook.system_prompt import without_turn_context
+
 pytestmark = pytest.mark.kernel
 
 SAVED = {
@@ -86,8 +88,9 @@ def test_a_mention_attaches_the_variable_and_an_unknown_one_stays_text(kernel):
     kernel.execute("m = script('mentioned', reply('Two regions.'))")
     kernel.agent_cell("-m mentioned -s mentions", "Compare @sales with @nothing_here, see @cell[0]")
     kernel.wait_turn("mentions")
-    request = ast.literal_eval(kernel.evaluate("m.requests[0].context.messages[-1].content"))
-    assert request.startswith("Compare @sales with @nothing_here, see @cell[0]")
+    sent = ast.literal_eval(kernel.evaluate("m.requests[0].context.messages[-1].content"))
+    request = without_turn_context(sent)  # the turn's context (date, notebook outline) leads the prompt
+    assert sent.startswith("<turn-context>\n") and request.startswith("Compare @sales with @nothing_here, see @cell[0]")
     assert "@sales:" in request and "region" in request and "revenue" in request
     assert "@nothing_here: (note: no variable 'nothing_here' in the kernel; the mention was left as text)" in request
     assert "@cell[0]:" in request and "# Quarterly sales" in request
