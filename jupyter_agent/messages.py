@@ -209,6 +209,25 @@ def user_text(message: UserMessage) -> str:
     return "".join(b.text for b in message.content if isinstance(b, TextContent))
 
 
+_OPEN, _CLOSE = "<turn-context>\n", "\n</turn-context>\n\n"
+
+
+def with_turn_context(prompt: str, context: str) -> str:
+    """The prompt the model gets: the turn's context (what changes every turn, e.g. the date and
+    the notebook around the cell) first, then what the user wrote. It travels in the prompt, not
+    the system prompt, so a provider's cached prefix stays valid from turn to turn."""
+    if not context.strip():
+        return prompt
+    return f"{_OPEN}{context.strip()}{_CLOSE}{prompt}"
+
+
+def without_turn_context(text: str) -> str:
+    """What the user wrote, for views and replays of the history: ``text`` without its turn context."""
+    if text.startswith(_OPEN) and _CLOSE in text:
+        return text.split(_CLOSE, 1)[1]
+    return text
+
+
 __all__ = [
     "AssistantContentBlock",
     "AssistantMessage",
@@ -231,4 +250,6 @@ __all__ = [
     "message_from_json",
     "now_ms",
     "user_text",
+    "with_turn_context",
+    "without_turn_context",
 ]

@@ -200,7 +200,7 @@ def _last_index(messages: list, kind: type) -> int | None:
 
 
 def _text(message) -> str:
-    from jupyter_agent.notebook.system_prompt import without_turn_context
+    from jupyter_agent.messages import without_turn_context
 
     content = message.content
     if isinstance(content, str):

@@ -16,12 +16,11 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
-from jupyter_agent.messages import Message
+from jupyter_agent.messages import Message, with_turn_context
 from jupyter_agent.notebook.interrupt import interrupt_router
 from jupyter_agent.notebook.model_resolution import ResolvedModel, needs_litellm, resolve
 from jupyter_agent.notebook.proxy_metadata import proxy_request_fields
 from jupyter_agent.notebook.renderer import Renderer
-from jupyter_agent.notebook.system_prompt import with_turn_context
 from jupyter_agent.notebook.threads import call_on_loop, on_loop_thread
 from jupyter_agent.notebook.turn_request import TurnRequest, TurnSettings
 from jupyter_agent.runtime.events import (

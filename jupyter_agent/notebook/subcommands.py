@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 
+from jupyter_agent.messages import without_turn_context
 from jupyter_agent.notebook import runner
 from jupyter_agent.notebook.config import AgentConfig
 from jupyter_agent.notebook.feature_commands import memory_command, plan_report
@@ -22,7 +23,6 @@ from jupyter_agent.notebook.report import Report
 from jupyter_agent.notebook.serve_commands import SERVE_ARGUMENTS, SERVE_SUMMARY, serve_command
 from jupyter_agent.notebook.site_limits import site_policy_line
 from jupyter_agent.notebook.subcommand_parser import Subcommand, SubcommandTable, arg
-from jupyter_agent.notebook.system_prompt import without_turn_context
 
 if TYPE_CHECKING:
     from jupyter_agent.messages import ImageContent, TextContent

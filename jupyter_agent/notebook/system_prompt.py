@@ -68,23 +68,6 @@ def turn_context(notebook_outline: str = "", today: datetime.date | None = None)
     return "\n\n".join(parts)
 
 
-_OPEN, _CLOSE = "<turn-context>\n", "\n</turn-context>\n\n"
-
-
-def with_turn_context(prompt: str, context: str) -> str:
-    """The prompt the model gets: the turn's context first, then what the user wrote."""
-    if not context.strip():
-        return prompt
-    return f"{_OPEN}{context.strip()}{_CLOSE}{prompt}"
-
-
-def without_turn_context(text: str) -> str:
-    """What the user wrote, for views of the history: ``text`` without its leading turn context."""
-    if text.startswith(_OPEN) and _CLOSE in text:
-        return text.split(_CLOSE, 1)[1]
-    return text
-
-
 def _environment(context: PromptContext) -> str:
     lines = [
         "Where you are:",

@@ -18,9 +18,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from jupyter_agent.loop import AgentTool
-from jupyter_agent.messages import Message, TextContent
+from jupyter_agent.messages import Message, TextContent, with_turn_context
 from jupyter_agent.model import Model, StreamOptions
-from jupyter_agent.notebook.system_prompt import _TOOL_HELP, PromptContext, build_system_prompt, turn_context, with_turn_context
+from jupyter_agent.notebook.system_prompt import _TOOL_HELP, PromptContext, build_system_prompt, turn_context
 from jupyter_agent.runtime import run_agent
 from jupyter_agent.testing.fake_provider import FakeProvider, FakeResponse, call, text, tool_calls
 from jupyter_agent.testing.prompt_cache import PromptCache

@@ -6,7 +6,7 @@ import json
 import pytest
 from kernel_harness import notebook_kernel
 
-from jupyter_agent.notebook.system_prompt import without_turn_context
+from jupyter_agent.messages import without_turn_context
 
 pytestmark = pytest.mark.kernel
 

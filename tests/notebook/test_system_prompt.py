@@ -29,7 +29,8 @@ def test_the_system_prompt_is_the_same_every_turn_and_the_turn_context_leads_the
     import json
 
     from jupyter_agent.features.notebook_tools import outline_section, read_disk_cells
-    from jupyter_agent.notebook.system_prompt import turn_context, with_turn_context, without_turn_context
+    from jupyter_agent.messages import with_turn_context, without_turn_context
+    from jupyter_agent.notebook.system_prompt import turn_context
 
     notebook = tmp_path / "a.ipynb"
     notebook.write_text(
@@ -66,11 +67,10 @@ def test_the_system_prompt_is_the_same_every_turn_and_the_turn_context_leads_the
 
 
 def test_views_of_the_history_and_the_demo_model_read_what_the_user_wrote():
-    from jupyter_agent.messages import UserMessage
+    from jupyter_agent.messages import UserMessage, with_turn_context
     from jupyter_agent.model import Context
     from jupyter_agent.notebook.demo_model import respond
     from jupyter_agent.notebook.panel.transcript_document import messages_document
-    from jupyter_agent.notebook.system_prompt import with_turn_context
 
     prompt = with_turn_context("plot the sales", "Today: 2026-03-04.\n\n## Notebook outline\n- 0 `a` code: x = 1")
     document = messages_document([UserMessage(content=prompt)], result_chars=100).markdown()

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from jupyter_agent.messages import AssistantMessage, ToolResultMessage, UserMessage
+from jupyter_agent.messages import AssistantMessage, ToolResultMessage, UserMessage, without_turn_context
 
 
 @dataclass
@@ -54,9 +54,10 @@ class RecordedTurn:
 
 
 def prompt_text(content: Any) -> str:
+    """What the user wrote (a recorded prompt leads with its turn's context, which a replay ignores)."""
     if isinstance(content, str):
-        return content
-    return "".join(getattr(block, "text", "") for block in content or ())
+        return without_turn_context(content)
+    return without_turn_context("".join(getattr(block, "text", "") for block in content or ()))
 
 
 def recorded_turns(store: Any) -> list[RecordedTurn]:

@@ -197,8 +197,8 @@ def messages_document(messages: Any, *, result_chars: int) -> TranscriptDocument
         ToolCall,
         ToolResultMessage,
         UserMessage,
+        without_turn_context,
     )
-    from jupyter_agent.notebook.system_prompt import without_turn_context
 
     document = TranscriptDocument(output_chars=result_chars)
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
