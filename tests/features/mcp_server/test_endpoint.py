@@ -1,21 +1,11 @@
 """The HTTP endpoint in process: binding, the bearer gate, and a whole server's start and stop."""
 
-import socket
-
 import pytest
 
 from jupyter_agent.features.mcp_server import PortUnavailableError
 from jupyter_agent.features.mcp_server.endpoint import UNAUTHORIZED, BearerGate, bind
 
 pytestmark = pytest.mark.anyio
-
-
-def listening(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 def test_a_port_in_use_or_out_of_range_is_refused_by_name():

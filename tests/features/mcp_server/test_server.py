@@ -1,22 +1,13 @@
 """McpServe in process: one per kernel, 401 without the token, the port closed the moment it stops."""
 
 import asyncio
-import socket
 
 import pytest
-from serve_fakes import Renderer, Session, tools
+from serve_fakes import Renderer, Session, listening, tools
 
 from jupyter_agent.features.mcp_server import AlreadyServingError, McpServe, ServeSettings, serving
 
 pytestmark = pytest.mark.anyio
-
-
-def listening(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 async def test_a_server_serves_refuses_a_second_and_stop_closes_its_port_at_once(tmp_path):
