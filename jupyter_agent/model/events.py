@@ -89,24 +89,6 @@ class ErrorEvent(BaseModel):
     error: AssistantMessage
 
 
-AssistantMessageEvent = Annotated[
-    Union[
-        StartEvent,
-        TextStartEvent,
-        TextDeltaEvent,
-        TextEndEvent,
-        ThinkingStartEvent,
-        ThinkingDeltaEvent,
-        ThinkingEndEvent,
-        ToolCallStartEvent,
-        ToolCallDeltaEvent,
-        ToolCallEndEvent,
-        DoneEvent,
-        ErrorEvent,
-    ],
-    Field(discriminator="type"),
-]
-
 # The events between ``start`` and the final one: each carries the partial message.
 PartialEvent = Union[
     TextStartEvent,
@@ -118,6 +100,11 @@ PartialEvent = Union[
     ToolCallStartEvent,
     ToolCallDeltaEvent,
     ToolCallEndEvent,
+]
+
+AssistantMessageEvent = Annotated[
+    Union[StartEvent, PartialEvent, DoneEvent, ErrorEvent],  # Union flattens: one discriminated union
+    Field(discriminator="type"),
 ]
 
 FINAL_EVENT_TYPES = frozenset({"done", "error"})

@@ -171,6 +171,18 @@ def _wait_until_up(url: str, process: subprocess.Popen) -> None:
     raise TimeoutError(f"jupyter lab did not answer within {LAB_START_TIMEOUT} s")
 
 
+def launch_chromium(playwright, profile: pathlib.Path, viewport: dict[str, int]):
+    """Debian's Chromium, headless, with its own profile folder: every browser test starts it so."""
+    return playwright.chromium.launch_persistent_context(
+        str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, viewport=viewport
+    )
+
+
+@pytest.fixture(scope="session")
+def chromium_launcher():
+    return launch_chromium
+
+
 @pytest.fixture(scope="module")
 def browser_page(tmp_path_factory):
     from playwright.sync_api import sync_playwright
@@ -178,13 +190,7 @@ def browser_page(tmp_path_factory):
     ARTIFACTS.mkdir(exist_ok=True)
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 900},
-        )
+        context = launch_chromium(playwright, profile, {"width": 1280, "height": 900})
         page = context.new_page()
         page.console_errors = []
         page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))

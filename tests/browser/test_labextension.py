@@ -21,14 +21,10 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts"
 SERVER_START = 90  # JupyterLab answers in ~5 s here; a loaded CI machine is slower
 WAIT_MS = 60_000  # any single UI wait: a turn of the demo model takes a few seconds
 EXTENSION = "jupyter-agent-labextension"
-
-if not pathlib.Path(CHROMIUM).exists():
-    pytest.skip(f"no Chromium at {CHROMIUM} (.ci/run installs Debian's chromium)", allow_module_level=True)
 
 
 def free_port() -> int:
@@ -97,27 +93,12 @@ def lab(tmp_path_factory, checkout_extension_args, lab_server_command):
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
+def browser(tmp_path_factory, chromium_launcher):
     from playwright.sync_api import sync_playwright
 
     profile = tmp_path_factory.mktemp("chromium")
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            headless=True,
-            viewport={"width": 1400, "height": 900},
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
+        context = chromium_launcher(playwright, profile, {"width": 1400, "height": 900})
         try:
             yield context
         finally:

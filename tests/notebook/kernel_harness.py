@@ -414,3 +414,16 @@ def notebook_kernel(
     harness.execute("%load_ext jupyter_agent")
     harness.execute(AGENT_TEST_SETUP)
     return harness
+
+
+def notebook_outputs_text(cell) -> str:
+    """A cell of a notebook run headless (nbclient): its streams, Markdown or plain displays and errors."""
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif output.output_type in ("display_data", "execute_result"):
+            parts.append(output.data.get("text/markdown") or output.data.get("text/plain", ""))
+        elif output.output_type == "error":
+            parts.append(f"{output.ename}: {output.evalue}")
+    return "\n".join(parts)

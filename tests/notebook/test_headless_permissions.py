@@ -6,6 +6,7 @@ cell's ``-p``, ``%config AgentMagics.permissions`` or ``JUPYTER_AGENT_PERMISSION
 
 import nbformat
 import pytest
+from kernel_harness import notebook_outputs_text
 from nbclient import NotebookClient
 
 pytestmark = pytest.mark.kernel
@@ -22,15 +23,7 @@ def writer(name):
 
 
 def outputs_text(cell):
-    parts = []
-    for output in cell.get("outputs", []):
-        if output.output_type == "stream":
-            parts.append(output.text)
-        elif output.output_type in ("display_data", "execute_result"):
-            parts.append(output.data.get("text/markdown") or output.data.get("text/plain", ""))
-        elif output.output_type == "error":
-            parts.append(f"{output.ename}: {output.evalue}")
-    return "\n".join(parts).replace("\\", "")  # Markdown escapes
+    return notebook_outputs_text(cell).replace("\\", "")  # Markdown escapes
 
 
 def run_headless(folder, monkeypatch, cells, env=None):

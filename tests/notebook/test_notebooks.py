@@ -10,23 +10,12 @@ import shutil
 
 import nbformat
 import pytest
+from kernel_harness import notebook_outputs_text
 from nbclient import NotebookClient
 
 pytestmark = pytest.mark.kernel
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
-
-
-def outputs_text(cell):
-    parts = []
-    for output in cell.get("outputs", []):
-        if output.output_type == "stream":
-            parts.append(output.text)
-        elif output.output_type in ("display_data", "execute_result"):
-            parts.append(output.data.get("text/markdown") or output.data.get("text/plain", ""))
-        elif output.output_type == "error":
-            parts.append(f"{output.ename}: {output.evalue}")
-    return "\n".join(parts)
 
 
 def run_notebook(name, folder, monkeypatch, copy=True):
@@ -51,29 +40,29 @@ def test_quickstart_runs_end_to_end_with_the_offline_demo(tmp_path, monkeypatch)
     cells = agent_cells(notebook)
     assert len(cells) == 2
     for cell in cells:
-        text = outputs_text(cell)
+        text = notebook_outputs_text(cell)
         assert "Offline demo model" in text and "Error" not in text
-    assert "sales.describe()" in outputs_text(cells[0])
-    usage = outputs_text(notebook.cells[-3])
+    assert "sales.describe()" in notebook_outputs_text(cells[0])
+    usage = notebook_outputs_text(notebook.cells[-3])
     assert "Usage of session `main`" in usage
     # No Jupyter server tells a headless kernel its notebook: sessions go to the working folder,
     # and the first turn's output says so (once).
     assert (tmp_path / "ipython.agent" / "main.jsonl").exists()
     note = f"Session saved to {tmp_path / 'ipython.agent' / 'main.jsonl'}: this kernel was not told its notebook's path"
-    assert note in outputs_text(cells[0]).replace("\\", "") and "Session saved to" not in outputs_text(cells[1])
+    assert note in notebook_outputs_text(cells[0]).replace("\\", "") and "Session saved to" not in notebook_outputs_text(cells[1])
 
 
 def test_data_exploration_loads_the_csv_into_the_namespace(tmp_path, monkeypatch):
     notebook = run_notebook("data-exploration.ipynb", tmp_path, monkeypatch)
     first, second = agent_cells(notebook)
-    assert "pd.read_csv('sales.csv')" in outputs_text(first)
+    assert "pd.read_csv('sales.csv')" in notebook_outputs_text(first)
     # The demo answers the notebook's question, and its plot reaches it as a figure.
-    assert "**East** dropped the most from 2024Q3 to 2024Q4: -36.6 %." in outputs_text(first)
-    assert "drew a figure" in outputs_text(first) and "omitted" not in outputs_text(first)
+    assert "**East** dropped the most from 2024Q3 to 2024Q4: -36.6 %." in notebook_outputs_text(first)
+    assert "drew a figure" in notebook_outputs_text(first) and "omitted" not in notebook_outputs_text(first)
     assert any("image/png" in output.get("data", {}) for output in first.outputs)
-    assert "**East / Gadget** dropped the most from 2024Q3 to 2024Q4: -40.8 %." in outputs_text(second)
+    assert "**East / Gadget** dropped the most from 2024Q3 to 2024Q4: -40.8 %." in notebook_outputs_text(second)
     grouped = next(cell for cell in notebook.cells if "groupby" in cell.source)
-    assert "East" in outputs_text(grouped)  # df, created by the agent, is the user's variable
+    assert "East" in notebook_outputs_text(grouped)  # df, created by the agent, is the user's variable
 
 
 def test_two_headless_notebooks_in_one_folder_keep_their_own_sessions(tmp_path, monkeypatch):
@@ -88,7 +77,7 @@ def test_two_headless_notebooks_in_one_folder_keep_their_own_sessions(tmp_path, 
     inject("data-exploration.ipynb", "%agent session-file exploration.agent/main.jsonl", 2)
     for name in ("quickstart.ipynb", "data-exploration.ipynb"):
         notebook = run_notebook(name, tmp_path, monkeypatch, copy=False)
-        assert all("Session saved to" not in outputs_text(cell) for cell in agent_cells(notebook))
+        assert all("Session saved to" not in notebook_outputs_text(cell) for cell in agent_cells(notebook))
     assert (tmp_path / "quickstart.agent" / "main.jsonl").exists()
     assert (tmp_path / "exploration.agent" / "main.jsonl").exists()
     assert not (tmp_path / "ipython.agent").exists()
