@@ -1,14 +1,17 @@
 """Plan, memory and delegation for one notebook turn.
 
 * the task plan (always on): loaded from the session's ``<name>.plan.json``, saved on every change,
-  shown live by the renderer and re-sent in the system prompt every step, so it survives resume
-  and compaction;
+  shown live by the renderer and re-sent in every request's step context (after the history,
+  never stored in it), so it survives resume and compaction;
 * memory (opt-in: ``--memory`` / ``AgentMagics.memory``): the ``memory`` tool, the index in the
-  system prompt every step, and after the turn one extraction request whose changes the renderer
+  step context every step, and after the turn one extraction request whose changes the renderer
   shows with an undo;
 * delegation (opt-in: ``--delegate`` / ``AgentMagics.delegate``): the ``delegate`` tool, its
   children's events shown by the renderer as nested cards and recorded, each child in a session
   file of its own beside the parent's (``<session>.children/``).
+
+The system prompt stays the same from step to step and turn to turn (a provider caches it with
+the tools and the history): a plan item ticked off or a note saved changes only the step context.
 
 The renderer surface used here: ``show_plan(plan)``, ``memory_saved(*changes)``,
 ``child_event(child_id, event)`` and ``note(text)``.
@@ -25,11 +28,11 @@ from jupyter_agent.features.delegation.transcripts import ChildTranscripts
 from jupyter_agent.features.memory.notebook_memory import NotebookMemory
 from jupyter_agent.features.memory.store import MEMORY_FOLDER, MemoryStore
 from jupyter_agent.features.plan.file import PlanFile
-from jupyter_agent.features.plan.prompt import plan_system_section
+from jupyter_agent.features.plan.prompt import plan_step_section
 from jupyter_agent.features.plan.state import PlanState
 from jupyter_agent.features.plan.tool import plan_tool
 from jupyter_agent.loop import AbortController, AgentTool
-from jupyter_agent.tools.system_sections import system_sections_hook
+from jupyter_agent.tools.step_context import step_context_hook
 
 SAVING_MEMORY = "Saving what this turn taught to memory…"
 # A stopped or failed turn taught nothing reliable, and the user asked it to end: no extra request.
@@ -79,9 +82,9 @@ class TurnFeatures:
             features.tools.append(delegate_tool(features.delegation))
         return features
 
-    def prepare_step(self, system: str) -> Callable:
-        """The system prompt of every step: ``system``, the current plan and the memory index."""
-        return system_sections_hook(system, [lambda: plan_system_section(self.plan), self.memory.system_section])
+    def prepare_step(self) -> Callable:
+        """The ``prepare_step`` of the turn (``turn_step_context``)."""
+        return turn_step_context(self.plan, self.memory)
 
     def attach(self, run: Any) -> None:
         if self.delegation is not None:
@@ -122,6 +125,11 @@ class TurnFeatures:
             self._extraction.abort()
 
 
+def turn_step_context(plan: PlanState, memory: NotebookMemory) -> Callable:
+    """``prepare_step`` giving every step of a turn its context: the current plan and the memory index."""
+    return step_context_hook([lambda: plan_step_section(plan), memory.step_section])
+
+
 def _quietly(show: Callable[..., Any]) -> Callable[..., None]:
     """A renderer call that cannot fail the turn: the memory was saved whether or not it is shown."""
 
@@ -140,4 +148,4 @@ def _default_stream_fn() -> Any:
     return default_stream_fn()
 
 
-__all__ = ["SAVING_MEMORY", "TurnFeatures", "memory_store"]
+__all__ = ["SAVING_MEMORY", "TurnFeatures", "memory_store", "turn_step_context"]

@@ -63,7 +63,12 @@ async def run_agent_loop(
             raise AgentLoopError(turns_exhausted(options.max_turns))
         turns += 1
         messages, metadata = build_model_input(history, settings.model)
-        context = Context(system_prompt=settings.system_prompt, messages=messages, tools=settings.tool_specs)
+        context = Context(
+            system_prompt=settings.system_prompt,
+            messages=messages,
+            tools=settings.tool_specs,
+            step_context=settings.step_context,
+        )
         message = await stream_model_response(
             settings.stream_fn, settings.model, context, settings.stream_options, metadata, signal, emit
         )

@@ -17,6 +17,7 @@ class RequestSettings:
     system_prompt: str | None
     tools: Sequence[AgentTool]
     stream_options: StreamOptions | None
+    step_context: str | None = None
 
     @classmethod
     def resolve(cls, options: AgentLoopOptions, preparation: RequestPreparation | None) -> "RequestSettings":
@@ -29,6 +30,7 @@ class RequestSettings:
             system_prompt=prep.system_prompt if prep.system_prompt is not None else options.system_prompt,
             tools=prep.tools if prep.tools is not None else options.tools,
             stream_options=prep.stream_options if prep.stream_options is not None else options.stream_options,
+            step_context=prep.step_context,
         )
 
     @property

@@ -68,13 +68,17 @@ def tool_schema(parameters: type[BaseModel]) -> dict[str, Any]:
 
 @dataclass
 class RequestPreparation:
-    """Overrides for one request and its tool batch; ``None`` fields keep the run's option."""
+    """Overrides for one request and its tool batch; ``None`` fields keep the run's option.
+
+    ``step_context`` has no run-wide option: it is this request's alone (``Context.step_context``),
+    sent after the history and never written into it, so the next request carries its own."""
 
     system_prompt: str | None = None
     tools: Sequence[AgentTool] | None = None
     stream_fn: StreamFn | None = None
     stream_options: StreamOptions | None = None
     model: Model | None = None
+    step_context: str | None = None
 
 
 @dataclass

@@ -3,7 +3,10 @@
 litellm translates this one shape to every provider. What the shape cannot carry natively is
 adapted here: images in tool results go into the tool message only for providers that accept
 them there (Anthropic) and otherwise follow the results as a user message; signed and redacted
-thinking travel as ``thinking_blocks`` so a replay to the same model stays valid.
+thinking travel as ``thinking_blocks`` so a replay to the same model stays valid. The request's
+step context (``Context.step_context``) is its last message, a user message after the cache
+breakpoints: OpenAI-shaped APIs take a user message after tool results, and litellm merges it
+into the same user turn as the tool results for Anthropic, after their ``tool_result`` blocks.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ NATIVE_TOOL_IMAGES = frozenset({"anthropic"})
 TOOL_IMAGES_FOLLOW = "Attached image(s) from tool result:"
 EMPTY_TOOL_RESULT = "(no output)"
 NO_KEY = "no-key"
+STEP_CONTEXT_OPEN, STEP_CONTEXT_CLOSE = "<step-context>\n", "\n</step-context>"
 _TOOL_CHOICE_KEYWORDS = frozenset({"auto", "none", "required"})
 
 
@@ -67,8 +71,20 @@ def build_request(model: Model, context: Context, options: StreamOptions | None 
     breakpoints = options.cache_breakpoints
     if breakpoints if breakpoints is not None else takes_cache_breakpoints(model):
         add_cache_breakpoints(request["messages"], request.get("tools"))
+    # After the breakpoints: the newest one stays on the newest message of the history, the
+    # prefix the next step's request starts with, and what changes every step is never cached.
+    step_context = step_context_message(context.step_context)
+    if step_context is not None:
+        request["messages"].append(step_context)
     request.update(options.extra)
     return request
+
+
+def step_context_message(step_context: str | None) -> dict[str, Any] | None:
+    """The request's last message carrying ``step_context``; ``None`` when there is none."""
+    if step_context is None or not step_context.strip():
+        return None
+    return {"role": "user", "content": f"{STEP_CONTEXT_OPEN}{step_context.strip()}{STEP_CONTEXT_CLOSE}"}
 
 
 def to_litellm_tool(tool: ToolSpec) -> dict[str, Any]:

@@ -232,7 +232,9 @@ class ScriptedModel:
 
 def estimate_usage(model: Model, context: Context, content: Sequence[Block]) -> Usage:
     """The project's token estimate (``model.tokens``), priced with the model's rates."""
-    input_tokens = max(1, estimate_tokens(context.messages) + estimate_overhead(context.system_prompt, context.tools))
+    input_tokens = max(
+        1, estimate_tokens(context.messages) + estimate_overhead(context.system_prompt, context.tools, context.step_context)
+    )
     output_tokens = max(1, estimate_message_tokens(AssistantMessage(content=list(content))))
     cost_in = input_tokens * model.cost.input / 1e6
     cost_out = output_tokens * model.cost.output / 1e6

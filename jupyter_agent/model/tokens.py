@@ -42,9 +42,11 @@ def estimate_tokens(messages: Iterable[Message]) -> int:
     return sum(estimate_message_tokens(message) for message in messages)
 
 
-def estimate_overhead(system_prompt: str | None, tools: Sequence[ToolSpec]) -> int:
-    """What every request carries besides the messages: the system prompt and tool schemas."""
-    chars = len(system_prompt or "") + sum(
-        len(tool.name) + len(tool.description) + len(json.dumps(tool.parameters)) for tool in tools
+def estimate_overhead(system_prompt: str | None, tools: Sequence[ToolSpec], step_context: str | None = None) -> int:
+    """What a request carries besides the messages: the system prompt, tool schemas and its step context."""
+    chars = (
+        len(system_prompt or "")
+        + len(step_context or "")
+        + sum(len(tool.name) + len(tool.description) + len(json.dumps(tool.parameters)) for tool in tools)
     )
     return chars // _CHARS_PER_TOKEN

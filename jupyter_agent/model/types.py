@@ -55,6 +55,10 @@ class Context(BaseModel):
     system_prompt: str | None = None
     messages: list[Message] = Field(default_factory=list)
     tools: list[ToolSpec] = Field(default_factory=list)
+    # What this one request adds after its last message (the task plan, the memory index): it
+    # changes from step to step, so it follows the prefix a provider caches, and it is no message
+    # of the history (nobody said it; the next request carries its own).
+    step_context: str | None = None
 
 
 class StreamOptions(BaseModel):

@@ -291,7 +291,7 @@ async def _run(turn: Turn) -> None:
         max_steps=settings.max_steps,
         max_spend_usd=settings.max_spend,
         permissions=policy,
-        prepare_step=mcp.step_hook(base_names, features.prepare_step(system)),
+        prepare_step=mcp.step_hook(base_names, features.prepare_step()),
     )
     features.attach(run)
     turn.run = run

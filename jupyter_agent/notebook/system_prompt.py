@@ -4,7 +4,9 @@ A provider's prompt cache pays only while a request starts the way the previous 
 system prompt holds only what stays the same from step to step and turn to turn. What changes
 with every turn (today's date, the outline of the cells around the agent cell) is the turn's
 context: it leads that turn's prompt (``with_turn_context``), so it sits after the cached prefix
-and, kept in the history, stays the same in every later request.
+and, kept in the history, stays the same in every later request. What changes from step to step
+(the task plan, the memory index) is each request's step context, sent after its last message
+and never kept (``features.turn_features``); the prompt only says where it arrives.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ do not retry it unchanged: explain or choose another way.
 around their agent cell, in a <turn-context> block; `notebook_read` \
 shows cells in full (outputs and plots too). To change a cell, read it, then propose the change \
 with `notebook_edit`; the user approves it and can undo it.
+- A request may end with a <step-context> block: your current task plan (kept with `plan`) and, \
+when memory is on, the index of saved notes. It is added afresh at every step, current as of that \
+step, and is not something the user wrote.
 - Answer in concise Markdown. Refer to variables and files by name. When you changed the \
 user's namespace or files, say what you changed."""
 
@@ -95,7 +100,7 @@ _TOOL_HELP = {
     "write": "create or overwrite a file (read an existing one first)",
     "bash": "run a shell command in the workspace",
     "plan": "keep an ordered checklist of a multi-step task (the user sees it above your answer)",
-    "memory": "read, save or delete durable notes about this notebook (their index is below)",
+    "memory": "read, save or delete durable notes about this notebook (their index is in the <step-context> block)",
     "delegate": "hand self-contained sub-tasks to sub-agents with fresh contexts and read-only tools",
 }
 

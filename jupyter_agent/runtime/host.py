@@ -35,7 +35,7 @@ from jupyter_agent.runtime.events import CompactedEvent, RunErrorEvent, RunStart
 from jupyter_agent.runtime.feed import EventFeed
 from jupyter_agent.runtime.ledger import StepLedger
 from jupyter_agent.runtime.limits import HookRunner, Limits, LiveStepContext, StepContext, StepInfo
-from jupyter_agent.runtime.options import RunOptions, StepOverrides, resolve_model
+from jupyter_agent.runtime.options import STEP_CONTEXT_INVALID, RunOptions, StepOverrides, resolve_model
 from jupyter_agent.runtime.permissions import ApprovalGate
 from jupyter_agent.runtime.queues import InputQueues
 from jupyter_agent.runtime.result import ABORTED, COMPLETED, ERROR, MAX_CONTEXT, MAX_OUTPUT, RunResult
@@ -341,9 +341,12 @@ class RunHost:
             update["tool_choice"] = overrides.tool_choice
         if overrides.temperature is not None:
             update["temperature"] = overrides.temperature
+        if overrides.step_context is not None and not isinstance(overrides.step_context, str):
+            raise self.hooks.caller_error(ValueError(STEP_CONTEXT_INVALID))
         return RequestPreparation(
             system_prompt=overrides.system,
             tools=tools,
             model=model if overrides.model is not None else None,
             stream_options=self.base_stream_options.model_copy(update=update),
+            step_context=overrides.step_context,
         )

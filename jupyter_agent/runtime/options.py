@@ -87,6 +87,12 @@ class StepOverrides:
     temperature: float | None = None
     system: str | None = None
     model: Model | str | None = None
+    # Sent after this step's history and never kept in it (``Context.step_context``): what changes
+    # from step to step (the task plan, the memory index) without changing the cached prefix.
+    step_context: str | None = None
+
+
+STEP_CONTEXT_INVALID = "step_context must be a string or None"
 
 
 class RunOptions(BaseModel):
@@ -225,6 +231,7 @@ __all__ = [
     "MAX_SPEND_INVALID",
     "MODEL_INVALID",
     "RunOptions",
+    "STEP_CONTEXT_INVALID",
     "StepOverrides",
     "caller_message",
     "default_stream_fn",

@@ -155,6 +155,28 @@ async def test_prepare_request_overrides_one_request_only(scripted, options_for,
     )
 
 
+async def test_a_step_context_goes_with_its_request_only_and_never_into_the_history(scripted, options_for, make_tool):
+    contexts = ["## Plan\n[>] 1. load", "## Plan\n[x] 1. load"]
+
+    def prepare(signal):
+        return RequestPreparation(step_context=contexts.pop(0)) if contexts else None
+
+    scripted.queue(tool_calls(call("echo", {"value": 1})), tool_calls(call("echo", {"value": 2})), reply("done"))
+    history = []
+    await run_agent_loop(
+        "go", history, options_for(scripted, system_prompt="base", tools=[make_tool("echo")], prepare_request=prepare)
+    )
+    assert [request.context.step_context for request in scripted.requests] == [
+        "## Plan\n[>] 1. load",
+        "## Plan\n[x] 1. load",
+        None,
+    ]
+    assert [request.context.system_prompt for request in scripted.requests] == ["base"] * 3
+    # The requests' messages are the history alone: the context is no message of either.
+    assert [len(request.context.messages) for request in scripted.requests] == [1, 3, 5]
+    assert "## Plan" not in str([message.model_dump() for message in history])
+
+
 async def test_a_failing_callback_fails_the_run(scripted, options_for):
     error = LookupError("queue store offline")
 

@@ -87,3 +87,46 @@ def test_litellm_writes_the_breakpoints_into_anthropics_request(litellm):
     assert body["messages"][0]["content"][-1]["cache_control"]["type"] == "ephemeral"
     tool_result = body["messages"][-1]["content"][-1]
     assert tool_result["type"] == "tool_result" and tool_result["cache_control"]["type"] == "ephemeral"
+
+
+PLAN = "## Current task plan\n[>] 1. a"
+STEP_CONTEXT = f"<step-context>\n{PLAN}\n</step-context>"
+
+
+def test_the_step_context_is_the_last_message_after_the_breakpoints():
+    model = Model(id="claude-sonnet-4-5", provider="anthropic")
+    request = build_request(model, Context(system_prompt="rules", messages=conversation(), tools=TOOLS, step_context=PLAN))
+    # The newest breakpoint stays on the newest message of the history: the next step's prefix.
+    assert markers(request) == ["tool b", "system", "user", "tool"]
+    assert request["messages"][-2]["role"] == "tool" and request["messages"][-2]["cache_control"] == EPHEMERAL
+    assert request["messages"][-1] == {"role": "user", "content": STEP_CONTEXT}
+    plain = build_request(Model(id="gpt-4.1", provider="openai"), Context(messages=conversation(), step_context=PLAN))
+    assert markers(plain) == [] and plain["messages"][-1] == {"role": "user", "content": STEP_CONTEXT}
+    blank = build_request(model, Context(messages=conversation(), step_context="  \n"))
+    assert blank["messages"][-1]["role"] == "tool"  # nothing to say: no message
+
+
+def anthropic_body(request: dict) -> dict:
+    from litellm.llms.anthropic.chat.transformation import AnthropicConfig
+
+    config = AnthropicConfig()
+    params = config.map_openai_params({"tools": request.get("tools") or [], "max_tokens": 100}, {}, "claude-sonnet-4-5", True)
+    return config.transform_request("claude-sonnet-4-5", request["messages"], params, {}, {})
+
+
+def test_litellm_puts_the_step_context_after_the_tool_results_in_anthropics_last_user_turn(litellm):
+    model = Model(id="claude-sonnet-4-5", provider="anthropic")
+    body = anthropic_body(
+        build_request(model, Context(system_prompt="rules", messages=conversation(), tools=TOOLS, step_context=PLAN))
+    )
+    # Roles still alternate: the step context joins the user turn of the tool results, after them.
+    assert [message["role"] for message in body["messages"]] == ["user", "assistant", "user"]
+    result, context = body["messages"][-1]["content"]
+    assert result["type"] == "tool_result" and result["cache_control"]["type"] == "ephemeral"
+    assert context == {"type": "text", "text": STEP_CONTEXT}  # after the breakpoint: never cached
+    # A turn's first request: the prompt (marked) and the step context share the one user turn.
+    first = anthropic_body(build_request(model, Context(messages=[UserMessage(content="hi")], step_context=PLAN)))
+    assert len(first["messages"]) == 1
+    prompt, context = first["messages"][0]["content"]
+    assert prompt["text"] == "hi" and prompt["cache_control"]["type"] == "ephemeral"
+    assert context == {"type": "text", "text": STEP_CONTEXT}

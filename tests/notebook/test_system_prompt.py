@@ -86,3 +86,13 @@ def test_the_model_is_told_to_use_the_engine_of_big_frames():
         in prompt
     )
     assert "do not convert the whole to pandas, `.compute()`/`.collect()` it" in prompt
+
+
+def test_the_prompt_says_once_where_the_plan_and_the_memory_index_arrive():
+    prompt = build_system_prompt(PromptContext(notebook_path=None, workspace=Path("/w"), tool_names=["plan", "memory"]))
+    assert "A request may end with a <step-context> block: your current task plan" in prompt
+    assert (
+        "- `memory`: read, save or delete durable notes about this notebook (their index is in the <step-context> block)"
+        in prompt
+    )
+    assert "## Current task plan" not in prompt and "## Memory" not in prompt

@@ -6,6 +6,7 @@ import json
 import pytest
 from turn_helpers import RecordingRenderer, make_turn
 
+from jupyter_agent.features.memory.extraction import EXTRACTION_SYSTEM_PROMPT
 from jupyter_agent.features.turn_features import SAVING_MEMORY
 from jupyter_agent.notebook import runner
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, reply, tool_calls
@@ -38,12 +39,41 @@ async def test_plan_updates_are_shown_saved_and_resent_in_the_next_turn(manager,
     assert first.plans == ["- [ ] **Load the data** *(in progress)*\n- [ ] Plot revenue"]
     assert "plan" in tool_names(model.requests[0])
     assert session.path.with_name("main.plan.json").exists()
-    # The next turn shows the unfinished plan at once and sends it in every system prompt.
+    # The next turn shows the unfinished plan at once and sends it in every step context.
     second = RecordingRenderer()
     await runner.start(make_turn(session, second, choice, prompt="go on"))
     assert second.plans == first.plans
-    assert "## Current task plan" in model.requests[2].context.system_prompt
-    assert "[>] 1. Load the data" in model.requests[2].context.system_prompt
+    assert "## Current task plan" in model.requests[2].context.step_context
+    assert "[>] 1. Load the data" in model.requests[2].context.step_context
+
+
+async def test_a_plan_changed_mid_turn_and_the_memory_index_travel_after_the_history_never_in_it(manager, scripted):
+    plan = {"items": [{"text": "Load", "status": "in_progress"}, {"text": "Plot"}]}
+    ticked = {"updates": [{"id": "1", "status": "done"}, {"id": "2", "status": "in_progress"}]}
+    nothing = reply('{"memories": []}')
+    model = ScriptedModel([tool_calls(call("plan", plan)), tool_calls(call("plan", ticked)), reply("Planned."), nothing])
+    model.queue(reply("Again."), nothing)
+    choice = scripted("stepping", model)
+    session = manager.get()
+    renderers = [RecordingRenderer(), RecordingRenderer()]
+    await runner.start(make_turn(session, renderers[0], choice, memory=True))
+    await runner.start(make_turn(session, renderers[1], choice, prompt="go on", memory=True))
+    conversation = [request.context for request in model.requests if request.context.system_prompt != EXTRACTION_SYSTEM_PROMPT]
+    assert len(conversation) == 4 and len(model.requests) == 6  # two memory extractions
+    # The system prompt is byte-identical in every step and turn, while the plan changed twice.
+    assert {context.system_prompt for context in conversation} == {"system"}
+    contexts = [context.step_context for context in conversation]
+    assert "## Current task plan" not in contexts[0] and contexts[0].startswith("## Memory\n")
+    assert "[>] 1. Load\n[ ] 2. Plot" in contexts[1] and "[x] 1. Load\n[>] 2. Plot" in contexts[2]
+    assert contexts[3] == contexts[2] and all("(no notes saved yet)" in context for context in contexts)
+    # Neither the history, the session file nor the panel's messages hold it: it was said by no one.
+    shown = [event.message for renderer in renderers for event in renderer.events if event.type == "message"]
+    assert [message.role for message in shown if message.role == "user"] == ["user", "user"]
+    for text in ("<step-context>", "## Current task plan", "## Memory", "no notes saved yet"):
+        assert text not in str([message.model_dump() for message in shown])
+        assert text not in str([message.model_dump() for message in session.store.messages()])
+        assert text not in session.path.read_text()
+    assert [len(context.messages) for context in conversation] == [1, 3, 5, 7]
 
 
 async def test_two_items_in_progress_are_refused_with_a_readable_error(manager, scripted):
@@ -89,8 +119,9 @@ async def test_memory_extraction_saves_a_fact_that_the_next_turn_sees(manager, s
     assert [r.purpose for r in session.store.records() if r.kind == "usage"] == ["step", "memory"]
     later = RecordingRenderer()
     await runner.start(make_turn(session, later, choice, prompt="load it", memory=True))
-    system = model.requests[2].context.system_prompt
-    assert "## Memory" in system and "date-format: sales.csv dates are day-first" in system
+    step_context = model.requests[2].context.step_context
+    assert "## Memory" in step_context and "date-format: sales.csv dates are day-first" in step_context
+    assert "## Memory" not in model.requests[2].context.system_prompt
     assert "memory" in tool_names(model.requests[2])
     assert renderer.memory_changes[0].undo() and not (manager.folder / "memory" / "date-format.md").exists()
 

@@ -28,6 +28,26 @@ async def test_an_override_applies_to_its_step_only(scripted, kit):
         assert (later.tool_choice, later.temperature, later.max_tokens) == (None, None, 16_384)
 
 
+async def test_a_step_context_goes_to_its_step_only_and_leaves_the_system_prompt_and_the_history(scripted, kit):
+    two_tool_steps(scripted)
+
+    def prepare(ctx):
+        return StepOverrides(step_context=f"## Plan at step {ctx.step_number}") if ctx.step_number < 3 else None
+
+    result = await run_agent(
+        scripted.model(),
+        "go",
+        system="base",
+        tools=[kit.make_tool(), kit.make_tool("other")],
+        stream_fn=scripted,
+        prepare_step=prepare,
+    ).result()
+    contexts = [request.context for request in scripted.requests]
+    assert [context.step_context for context in contexts] == ["## Plan at step 1", "## Plan at step 2", None]
+    assert {context.system_prompt for context in contexts} == {"base"}
+    assert "## Plan" not in str([message.model_dump() for message in result.messages])
+
+
 async def test_prepare_step_sees_step_numbers_completed_steps_and_a_snapshot(scripted, kit):
     seen = []
 
@@ -106,6 +126,7 @@ async def test_a_throwing_prepare_step_ends_the_run_before_the_model_is_called(s
         ({"tool_choice": "required"}, "prepare_step must return StepOverrides or None"),
         (StepOverrides(tools=["missing"]), "prepare_step chose unknown tools: missing"),
         (StepOverrides(max_output_tokens=-5), "max_output_tokens must be a positive integer"),
+        (StepOverrides(step_context=["plan"]), "step_context must be a string or None"),
     ],
 )
 async def test_a_bad_prepare_step_answer_rejects_the_result(scripted, returned, message):

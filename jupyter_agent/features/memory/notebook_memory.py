@@ -4,7 +4,7 @@ The notebook builds one per turn from ``%%agent --memory`` / ``AgentMagics.memor
 
     memory = NotebookMemory.for_notebook(notebook_path, enabled=settings.memory)
     tools += memory.tools(on_change=panel.memory_saved)       # [] when off
-    sections.append(memory.system_section)                     # "" when off
+    sections.append(memory.step_section)                       # "" when off
     ...
     changes = await memory.after_turn(stream_fn, model, result.messages[len(prior):])
     panel.memory_saved(*changes)                               # each has .undo()
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from jupyter_agent.features.memory.extraction import extract_memories
-from jupyter_agent.features.memory.prompt import memory_system_section
+from jupyter_agent.features.memory.prompt import memory_step_section
 from jupyter_agent.features.memory.store import MemoryChange, MemoryStore
 from jupyter_agent.features.memory.tool import memory_tool
 from jupyter_agent.loop import AgentTool
@@ -36,8 +36,8 @@ class NotebookMemory:
     def for_notebook(cls, notebook_path: str | Path, *, enabled: bool = False) -> "NotebookMemory":
         return cls(MemoryStore.for_notebook(notebook_path), enabled=enabled)
 
-    def system_section(self) -> str:
-        return memory_system_section(self.store) if self.enabled else ""
+    def step_section(self) -> str:
+        return memory_step_section(self.store) if self.enabled else ""
 
     def tools(self, on_change: Callable[[MemoryChange], Any] | None = None) -> list[AgentTool]:
         return [memory_tool(self.store, on_change)] if self.enabled else []

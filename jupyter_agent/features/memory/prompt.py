@@ -1,4 +1,4 @@
-"""The memory index in the system prompt, with how to use the ``memory`` tool."""
+"""The memory index in every request's step context (after the cached prefix), with how to use the ``memory`` tool."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ MEMORY_USAGE = (
 )
 
 
-def memory_system_section(store: MemoryStore) -> str:
-    """The memory index for the system prompt (read afresh: a fact written mid-run shows next step)."""
+def memory_step_section(store: MemoryStore) -> str:
+    """The memory index for the step context (read afresh: a fact written mid-run shows next step)."""
     index = store.index_text() or "(no notes saved yet)"
     return MEMORY_INTRO + index + MEMORY_USAGE
 
 
-__all__ = ["MEMORY_INTRO", "MEMORY_USAGE", "memory_system_section"]
+__all__ = ["MEMORY_INTRO", "MEMORY_USAGE", "memory_step_section"]

@@ -1,12 +1,12 @@
-"""The plan in the system prompt: re-sent with every step, so it survives context compaction."""
+"""The plan in every request's step context (after the cached prefix): re-sent with every step, so it survives context compaction."""
 
 from __future__ import annotations
 
 from jupyter_agent.features.plan.state import PlanState, render_plan_text
 
 
-def plan_system_section(state: PlanState) -> str:
-    """The current plan for the system prompt; empty when there is none."""
+def plan_step_section(state: PlanState) -> str:
+    """The current plan for the step context; empty when there is none."""
     if not state:
         return ""
     return (
@@ -17,4 +17,4 @@ def plan_system_section(state: PlanState) -> str:
     )
 
 
-__all__ = ["plan_system_section"]
+__all__ = ["plan_step_section"]

@@ -6,11 +6,11 @@ import logging
 import pytest
 
 from jupyter_agent.features.plan.file import PlanFile, plan_path
-from jupyter_agent.features.plan.prompt import plan_system_section
+from jupyter_agent.features.plan.prompt import plan_step_section
 from jupyter_agent.features.plan.tool import plan_tool
 from jupyter_agent.runtime import run_agent
 from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
-from jupyter_agent.tools.system_sections import system_sections_hook
+from jupyter_agent.tools.step_context import step_context_hook
 
 pytestmark = pytest.mark.anyio
 
@@ -68,8 +68,8 @@ async def test_plan_updates_of_a_run_survive_a_restart(session_file):
     # A new kernel: the plan is read from disk and reaches the first request of the next turn.
     resumed = PlanFile(session_file).state()
     scripted = ScriptedModel([reply("continuing")])
-    hook = system_sections_hook("base", [lambda: plan_system_section(resumed)])
+    hook = step_context_hook([lambda: plan_step_section(resumed)])
     await run_agent(
         scripted.model(), "continue", system="base", tools=[plan_tool(resumed)], stream_fn=scripted, prepare_step=hook
     ).result()
-    assert scripted.requests[0].context.system_prompt.endswith("[x] 1. Load\n[>] 2. Plot")
+    assert scripted.requests[0].context.step_context.endswith("[x] 1. Load\n[>] 2. Plot")

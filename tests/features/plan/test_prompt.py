@@ -1,25 +1,25 @@
-"""The plan's system-prompt section, and the plan surviving compaction through it."""
+"""The plan's step-context section, and the plan surviving compaction through it."""
 
 import pytest
 from pydantic import BaseModel
 
 from jupyter_agent import AgentTool, Usage
-from jupyter_agent.features.plan.prompt import plan_system_section
+from jupyter_agent.features.plan.prompt import plan_step_section
 from jupyter_agent.features.plan.state import PlanState, render_plan_text
 from jupyter_agent.features.plan.tool import plan_tool
 from jupyter_agent.messages import user_text
 from jupyter_agent.runtime import run_agent
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, reply, tool_calls
-from jupyter_agent.tools.system_sections import system_sections_hook
+from jupyter_agent.tools.step_context import step_context_hook
 
 pytestmark = pytest.mark.anyio
 
 
 def test_the_section_is_empty_without_a_plan_and_ends_with_the_checklist():
     state = PlanState()
-    assert plan_system_section(state) == ""
+    assert plan_step_section(state) == ""
     state.replace([{"text": "Load data", "status": "done"}, {"text": "Fit *model*", "status": "in_progress"}, {"text": "Plot"}])
-    section = plan_system_section(state)
+    section = plan_step_section(state)
     assert section.startswith("## Current task plan") and section.endswith(render_plan_text(state))
 
 
@@ -55,7 +55,7 @@ async def test_after_a_compaction_the_next_request_still_carries_the_current_pla
             reply("all done"),
         ]
     )
-    prepare_step = system_sections_hook("You analyse data.", [lambda: plan_system_section(state)])
+    prepare_step = step_context_hook([lambda: plan_step_section(state)])
     run = run_agent(
         scripted.model(),
         "Load and plot",
@@ -70,9 +70,10 @@ async def test_after_a_compaction_the_next_request_still_carries_the_current_pla
     result = await run.result()
     assert result.compactions >= 1 and result.reason == "completed"
     first, last = scripted.requests[0].context, scripted.requests[-1].context
-    assert first.system_prompt == "You analyse data."  # no plan yet: nothing added
-    assert last.system_prompt.startswith("You analyse data.\n\n## Current task plan")
-    assert last.system_prompt.endswith("[x] 1. Load\n[>] 2. Plot")
+    assert first.step_context is None  # no plan yet: nothing added
+    assert {request.context.system_prompt for request in scripted.requests} == {"You analyse data."}
+    assert last.step_context.startswith("## Current task plan")
+    assert last.step_context.endswith("[x] 1. Load\n[>] 2. Plot")
     # The compaction dropped the tool results that showed the plan's first two versions.
     assert "<compacted-history>" in user_text(last.messages[1])
     assert [m.tool_name for m in last.messages if m.role == "tool_result"] == ["echo"]
