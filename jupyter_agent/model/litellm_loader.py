@@ -15,6 +15,7 @@ to the permanent generation (``gc.freeze()``), which collections no longer scan.
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import sys
 import threading
@@ -61,6 +62,7 @@ def _import() -> None:
 
         # Otherwise cost lookups of unmapped models print "Provider List: ..." into the cell.
         litellm.suppress_debug_info = True
+        logging.getLogger("LiteLLM").addFilter(_quiet_intended_merge)
         _module = litellm
     except BaseException as error:  # noqa: BLE001 - re-raised to every caller that waits
         _failure = error
@@ -72,6 +74,16 @@ def _import() -> None:
         if paused:
             gc.freeze()
             gc.enable()
+
+
+# A step's context follows its tool results as a user message (``litellm_convert``). For Bedrock's
+# Converse API litellm merges the two into one user turn, which is what is meant, and logs a
+# WARNING into the running cell every time it does.
+INTENDED_MERGE_WARNING = "Potential consecutive user/tool blocks"
+
+
+def _quiet_intended_merge(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith(INTENDED_MERGE_WARNING)
 
 
 def _ready() -> ModuleType:

@@ -130,3 +130,25 @@ def test_litellm_puts_the_step_context_after_the_tool_results_in_anthropics_last
     prompt, context = first["messages"][0]["content"]
     assert prompt["text"] == "hi" and prompt["cache_control"]["type"] == "ephemeral"
     assert context == {"type": "text", "text": STEP_CONTEXT}
+
+
+def test_bedrock_converse_gets_the_step_context_after_the_cache_point_and_no_warning_in_the_cell(litellm):
+    import logging
+
+    from litellm.litellm_core_utils.prompt_templates.factory import _bedrock_converse_messages_pt
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("LiteLLM")
+    logger.addHandler(handler)
+    model = Model(id="anthropic.claude-3-7-sonnet-20250219-v1:0", provider="bedrock")
+    request = build_request(model, Context(system_prompt="rules", messages=conversation(), step_context=PLAN))
+    try:
+        messages = _bedrock_converse_messages_pt(request["messages"][1:], model.id, "bedrock_converse")
+    finally:
+        logger.removeHandler(handler)
+    assert [message["role"] for message in messages] == ["user", "assistant", "user"]
+    assert [next(iter(block)) for block in messages[-1]["content"]] == ["toolResult", "cachePoint", "text"]
+    assert messages[-1]["content"][-1]["text"] == STEP_CONTEXT
+    assert not [record for record in records if record.levelno >= logging.WARNING]
