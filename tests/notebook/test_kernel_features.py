@@ -82,11 +82,19 @@ def test_a_delegated_child_gets_its_own_card(kernel):
 def test_the_plan_is_shown_live_and_survives_a_kernel_restart(kernel):
     plan = {"items": [{"text": "Load the data", "status": "in_progress"}, {"text": "Plot revenue"}]}
     # The answer streams slowly: the plan is checked while the panel is live.
-    kernel.execute(f"script('planner', tool_calls(call('plan', {plan!r})), reply('Planned. ' * 20, delay=0.05))")
+    kernel.execute(f"planner = script('planner', tool_calls(call('plan', {plan!r})), reply('Planned. ' * 20, delay=0.05))")
     msg_id, _ = kernel.agent_cell("-m planner -s planning", "Plan the analysis")
     kernel.wait_for(lambda: "Plan · 0/2 done" in kernel.widget_text(msg_id), what="the plan widget")
     kernel.wait_turn("planning")
     assert "Load the data" in kernel.widget_text(msg_id)
+    # The notebook's system prompt is the same before and after the plan changed; the plan follows
+    # the history as the second request's step context, and never enters the history.
+    assert kernel.evaluate("len({r.context.system_prompt for r in planner.requests})") == "1"
+    assert kernel.evaluate("planner.requests[0].context.step_context is None") == "True"
+    assert kernel.evaluate("'[>] 1. Load the data' in planner.requests[1].context.step_context") == "True"
+    assert kernel.evaluate("'<step-context>' in planner.requests[0].context.system_prompt") == "True"
+    session_file = kernel.evaluate("str(last_turn('planning').session.path)").strip("'")
+    assert "## Current task plan" not in open(session_file, encoding="utf-8").read()
     kernel.restart()
     kernel.execute("%load_ext jupyter_agent")
     printed = shown(kernel, "%agent plan -s planning")
