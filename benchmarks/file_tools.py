@@ -1,24 +1,30 @@
 """Benchmarks for read and edit on large files, as ratios against baselines of the same run.
 
-1. read of a one-line file (default 200 MB): wall time against ``wc -l`` on the same file, and
-   the peak RSS the read adds to a process that only imported the tools, against the file size.
-2. edit of one line in a source-like file (default 20 MB): wall time against ``cp`` of the file,
-   and the peak RSS the edit adds, against the file size.
+1. read of a one-line file (default 200 MB) against ``wc -l`` on the same file, and the peak RSS
+   the read adds to a process that only imported the tools, against the file size.
+2. edit of one line in a source-like file (default 20 MB) against ``cp`` of the file, and the peak
+   RSS the edit adds, against the file size.
 
-Each measurement runs in a fresh process (peak RSS is per process); min-median-max of 5 rounds,
-baseline and tool interleaved. Run: python benchmarks/file_tools.py [--read-mb 200] [--edit-mb 20]
+Each measurement runs in a fresh process (peak RSS is per process), baseline and tool interleaved,
+5 rounds by default. Printed per operation, each min–median–max over the rounds: wall and CPU time
+of the tool and of the baseline with their round-by-round ratio, and added RSS / file size. The
+tool's times are taken inside its process around the call (interpreter start and imports apart);
+the baseline's are the whole ``wc``/``cp`` process, its CPU that child's own.
+
+Run: python benchmarks/file_tools.py [--read-mb 200] [--edit-mb 20] [--rounds 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_stats import Clock, row, spread  # noqa: E402
 
 CHILD = """
 import asyncio, json, resource, sys, time
@@ -37,14 +43,15 @@ def call(name, **arguments):
 if action == "edit":
     call("read", path="file.txt", limit=1)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-started = time.perf_counter()
+# process_time: this whole process's CPU, the threads the tool reads with included.
+started, cpu = time.perf_counter(), time.process_time()
 if action == "read":
     call("read", path="file.txt")
 else:
     call("edit", path="file.txt", old_text="TARGET = 1", new_text="TARGET = 2")
-seconds = time.perf_counter() - started
+seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"seconds": seconds, "added_rss": max(after - before, 0)}))
+print(json.dumps({"seconds": seconds, "cpu": cpu, "added_rss": max(after - before, 0)}))
 """
 
 
@@ -53,14 +60,13 @@ def run_child(folder: Path, action: str) -> dict:
     return json.loads(output.stdout)
 
 
-def timed(command: list[str]) -> float:
-    started = time.perf_counter()
+def timed(command: list[str]) -> tuple[float, float]:
+    """(wall, CPU) of the baseline command. Its CPU is the child's own: subprocess.run reaps it
+    before returning, so it is in this process's RUSAGE_CHILDREN, which Clock(children=True) reads;
+    time.process_time would see none of it."""
+    clock = Clock(children=True)
     subprocess.run(command, capture_output=True, check=True)
-    return time.perf_counter() - started
-
-
-def spread(values: list[float]) -> str:
-    return f"{min(values):6.2f} {statistics.median(values):6.2f} {max(values):6.2f}"
+    return clock.elapsed()
 
 
 def measure(label: str, folder: Path, action: str, baseline: list[str], rounds: int) -> None:
@@ -75,14 +81,12 @@ def measure(label: str, folder: Path, action: str, baseline: list[str], rounds: 
                 tail = handle.read()
                 handle.seek(-60_000, 2)
                 handle.write(tail.replace(b"TARGET = 2", b"TARGET = 1"))
-        ours.append(result["seconds"])
+        ours.append((result["seconds"], result["cpu"]))
         memory.append(result["added_rss"] / size)
-    ratios = [o / b for o, b in zip(ours, base)]
-    print(f"{label} ({size / 1e6:.0f} MB)   min    med    max")
-    print(f"  baseline {' '.join(baseline[:1])} s    {spread(base)}")
-    print(f"  tool s               {spread(ours)}")
-    print(f"  time ratio           {spread(ratios)}")
-    print(f"  added RSS / size     {spread(memory)}")
+    print(f"{label} ({size / 1e6:.0f} MB), {rounds} interleaved rounds, min–median–max; baseline {baseline[0]}")
+    print(row("  wall", [wall for wall, _ in ours], [wall for wall, _ in base]))
+    print(row("  CPU ", [cpu for _, cpu in ours], [cpu for _, cpu in base]))
+    print(f"  added RSS / file size: {spread(memory, digits=2)}")
 
 
 def main() -> None:

@@ -1,6 +1,9 @@
 """Loop overhead: 200 turns (one tool call each, 2 KB streamed in small deltas) through
 ``run_agent_loop`` versus a baseline that drains the same scripted streams and runs the same
-tools without the loop. Runs alternate; the median ratio is printed (target <= 1.3).
+tools without the loop, in the same process. Runs alternate (5 rounds by default). Printed, each
+min–median–max over the rounds: wall and CPU time (this process) of the loop and of the baseline
+with their round-by-round ratio, and the target (ratio <= 1.3) judged on the worst round, in wall
+and in CPU time.
 
     python benchmarks/loop_overhead.py [--turns 200] [--rounds 5]
 """
@@ -9,13 +12,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
-import time
+import pathlib
+import sys
 
 from pydantic import BaseModel
 
 from jupyter_agent import AgentLoopOptions, AgentTool, Context, TextContent, ToolResultMessage, UserMessage, run_agent_loop
 from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from bench_stats import Clock, row, verdict  # noqa: E402
+
+TARGET = 1.3
 
 TEXT = ("The quick brown fox jumps over the lazy dog. " * 50)[:2048]
 
@@ -36,7 +44,7 @@ def script(turns: int) -> ScriptedModel:
     return ScriptedModel(responses + [reply(TEXT)], chunk_size=10)
 
 
-async def through_loop(turns: int) -> tuple[float, int]:
+async def through_loop(turns: int) -> tuple[tuple[float, float], int]:
     model = script(turns)
     count = 0
 
@@ -44,17 +52,17 @@ async def through_loop(turns: int) -> tuple[float, int]:
         nonlocal count
         count += 1
 
-    start = time.perf_counter()
+    clock = Clock()
     await run_agent_loop("go", [], AgentLoopOptions(model=model.model(), stream_fn=model, tools=[TOOL]), listener)
-    return time.perf_counter() - start, count
+    return clock.elapsed(), count
 
 
-async def baseline(turns: int) -> tuple[float, int]:
+async def baseline(turns: int) -> tuple[tuple[float, float], int]:
     model = script(turns)
     history: list = [UserMessage(content="go")]
     specs = [TOOL.spec()]
     count = 0
-    start = time.perf_counter()
+    clock = Clock()
     for _ in range(turns):
         stream = model(model.model(), Context(messages=list(history), tools=specs))
         async for _event in stream:
@@ -64,26 +72,23 @@ async def baseline(turns: int) -> tuple[float, int]:
         for tool_call in message.tool_calls:
             content = await execute(Args.model_validate(tool_call.arguments), None)
             history.append(ToolResultMessage(tool_call_id=tool_call.id, tool_name=tool_call.name, content=content))
-    return time.perf_counter() - start, count
+    return clock.elapsed(), count
 
 
 async def main(turns: int, rounds: int) -> None:
     await through_loop(10)  # warm up imports and schema caches
     await baseline(10)
-    ratios, loop_times, base_times = [], [], []
+    loop_times, base_times = [], []
     for _ in range(rounds):
         base, base_events = await baseline(turns)
         loop, loop_events = await through_loop(turns)
-        ratios.append(loop / base)
         loop_times.append(loop)
         base_times.append(base)
-    print(f"turns={turns} rounds={rounds} stream events/run={base_events} loop events/run={loop_events}")
-    print(
-        f"baseline median {statistics.median(base_times) * 1000:.0f} ms, loop median {statistics.median(loop_times) * 1000:.0f} ms"
-    )
-    print(
-        f"loop/baseline ratio: median {statistics.median(ratios):.2f} (min {min(ratios):.2f}, max {max(ratios):.2f}); target <= 1.30"
-    )
+    print(f"turns={turns} rounds={rounds} (interleaved) stream events/run={base_events} loop events/run={loop_events}")
+    for index, kind in enumerate(("wall", "CPU")):
+        loop_kind, base_kind = [t[index] for t in loop_times], [t[index] for t in base_times]
+        print(row(f"loop {kind:4}", loop_kind, base_kind, digits=0))
+        print("  " + verdict(f"loop/baseline {kind} ratio", [a / b for a, b in zip(loop_kind, base_kind)], TARGET))
 
 
 if __name__ == "__main__":

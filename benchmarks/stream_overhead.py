@@ -5,10 +5,16 @@ work does not share this process's GIL), same process, same request, alternating
 
 (c) is (b) plus litellm_stream's cooperative yields (one ``sleep(0)`` every 2 ms): the yields
 alone change litellm's own reading cost, so a/c isolates the conversion. Wall and CPU time (of
-this process) are both reported; CPU time stays meaningful on a machine shared with other work.
+this process: the server's work is the same for every path) are both reported; CPU time stays
+meaningful on a machine shared with other work.
 
-Prints the median ratios a/b and a/c (target <= 1.10) and the time to the first event of (a)
-versus the first raw chunk of (b), for the very first item and for the first content.
+Rounds interleave the three paths (5 by default). Printed, each min–median–max over the rounds,
+in wall and in CPU time: each path's total, (a) against (b) and against (c) with the
+round-by-round ratio (target <= 1.10, judged on the worst round), and the time to the first event
+of (a) versus the first raw chunk of (b), for the very first item and for the first content.
+
+The default (20 000 chunks, the size the target is set for) takes ~4 min for 5 rounds on a
+2-core machine, most of it litellm's own reading; ``--chunks 5000`` gives a quicker look.
 
     python benchmarks/stream_overhead.py [--chunks 20000] [--rounds 5]
 """
@@ -20,16 +26,20 @@ import asyncio
 import gc
 import json
 import os
-import statistics
+import pathlib
 import subprocess
 import sys
 import tempfile
-import time
 
 from jupyter_agent import AgentLoopOptions, Context, Model, UserMessage, run_agent_loop
 from jupyter_agent.model.litellm_convert import build_request
 from jupyter_agent.model.litellm_loader import litellm_module_sync
 from jupyter_agent.model.litellm_stream import YIELD_INTERVAL, litellm_stream
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from bench_stats import Clock, row, verdict  # noqa: E402
+
+TARGET = 1.10
 
 
 def start_server(chunks: int) -> tuple[subprocess.Popen, str]:
@@ -54,16 +64,14 @@ async def through_stream_fn(model: Model) -> dict[str, float]:
     def listener(event) -> None:
         nonlocal count
         count += 1
-        now = time.perf_counter()
         if event.type == "message_start" and event.message.role == "assistant":
-            times["first"] = now - start
-        elif event.type == "message_update" and event.assistant_message_event.type == "text_delta":
-            times.setdefault("content", now - start)
+            times["first"], times["first_cpu"] = clock.elapsed()
+        elif event.type == "message_update" and event.assistant_message_event.type == "text_delta" and "content" not in times:
+            times["content"], times["content_cpu"] = clock.elapsed()
 
-    start, cpu_start = time.perf_counter(), time.process_time()
+    clock = Clock()
     await run_agent_loop("go", [], AgentLoopOptions(model=model, stream_fn=litellm_stream), listener)
-    times["total"] = time.perf_counter() - start
-    times["cpu"] = time.process_time() - cpu_start
+    times["total"], times["cpu"] = clock.elapsed()
     times["events"] = count
     return times
 
@@ -75,22 +83,21 @@ async def raw_acompletion(model: Model, yield_every: float | None = None) -> dic
     request = build_request(model, Context(messages=[UserMessage(content="go")]))
     times: dict[str, float] = {}
     count, last_yield = 0, 0.0
-    start, cpu_start = time.perf_counter(), time.process_time()
+    clock = Clock()
     response = await litellm.acompletion(**request)
     try:
         async for chunk in response:
             count += 1
             if "first" not in times:
-                times["first"] = time.perf_counter() - start
-            if chunk.choices and chunk.choices[0].delta.content:
-                times.setdefault("content", time.perf_counter() - start)
-            if yield_every is not None and time.perf_counter() - last_yield >= yield_every:
-                last_yield = time.perf_counter()
+                times["first"], times["first_cpu"] = clock.elapsed()
+            if chunk.choices and chunk.choices[0].delta.content and "content" not in times:
+                times["content"], times["content_cpu"] = clock.elapsed()
+            if yield_every is not None and clock.elapsed()[0] - last_yield >= yield_every:
+                last_yield = clock.elapsed()[0]
                 await asyncio.sleep(0)
     finally:
         await response.aclose()
-    times["total"] = time.perf_counter() - start
-    times["cpu"] = time.process_time() - cpu_start
+    times["total"], times["cpu"] = clock.elapsed()
     times["events"] = count
     return times
 
@@ -100,10 +107,6 @@ async def settle() -> None:
     background tasks, ~0.2 s for 20 000 chunks) finish before the next run is timed."""
     await asyncio.sleep(0.5)
     gc.collect()
-
-
-def ms(values: list[float]) -> str:
-    return f"{statistics.median(values) * 1000:.1f} ms"
 
 
 async def main(chunks: int, rounds: int) -> None:
@@ -132,24 +135,23 @@ async def main(chunks: int, rounds: int) -> None:
     print(
         f"chunks={chunks} rounds={rounds}  (a) loop events/run={a_runs[0]['events']:.0f}  (b) raw chunks/run={b_runs[0]['events']:.0f}"
     )
-    for label, path_runs in (
-        ("(a) litellm_stream -> loop events", a_runs),
-        ("(b) litellm.acompletion raw", b_runs),
-        ("(c) raw + litellm_stream's yields", c_runs),
-    ):
-        print(f"{label:35} median {ms([r['total'] for r in path_runs])} wall, {ms([r['cpu'] for r in path_runs])} cpu")
+    print("(a) litellm_stream -> loop events, (b) litellm.acompletion raw, (c) raw + litellm_stream's yields; min–median–max")
+
+    def column(path_runs: list, key: str) -> list[float]:
+        return [r[key] for r in path_runs]
+
+    # CPU time of this process only: steady when other processes share the cores.
     for base_name, base_runs in (("b", b_runs), ("c", c_runs)):
-        # CPU time of this process only: steady when other processes share the cores.
-        for kind in ("total", "cpu"):
-            ratios = [a[kind] / b[kind] for a, b in zip(a_runs, base_runs)]
-            print(
-                f"ratio a/{base_name} ({'wall' if kind == 'total' else 'cpu'}): median {statistics.median(ratios):.3f}  "
-                f"(min {min(ratios):.3f}, max {max(ratios):.3f}; target <= 1.10)"
-            )
-    print(f"time to first event (a) {ms([r['first'] for r in a_runs])} vs first raw chunk (b) {ms([r['first'] for r in b_runs])}")
-    print(
-        f"time to first text delta (a) {ms([r['content'] for r in a_runs])} vs first content chunk (b) {ms([r['content'] for r in b_runs])}"
-    )
+        for kind, key in (("wall", "total"), ("CPU", "cpu")):
+            print(row(f"(a) {kind}, baseline ({base_name})", column(a_runs, key), column(base_runs, key)))
+            ratios = [a[key] / b[key] for a, b in zip(a_runs, base_runs)]
+            print("  " + verdict(f"a/{base_name} {kind} ratio", ratios, TARGET, digits=3))
+    for what, key in (
+        ("first event (a), baseline first raw chunk (b)", "first"),
+        ("first text delta (a), baseline first content chunk (b)", "content"),
+    ):
+        print(row(f"time to {what}, wall", column(a_runs, key), column(b_runs, key)))
+        print(row(f"time to {what}, CPU", column(a_runs, f"{key}_cpu"), column(b_runs, f"{key}_cpu")))
 
 
 if __name__ == "__main__":

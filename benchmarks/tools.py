@@ -2,9 +2,14 @@
 
 1. grep over a generated 50 000-file tree against ``grep -rn`` on the same tree (warm cache),
    for a literal pattern and for a regular expression.
-2. inspect (and variables) on a 1e6-row DataFrame: seconds and bytes returned per data policy.
+2. inspect (and variables) on a 1e6-row DataFrame, per data policy, against what a user would type
+   to see the same facts (dtypes, isna, describe, head); and the bytes each returns.
 
-Run: python benchmarks/tools.py [--files 50000]
+Baseline and tool interleaved, 5 rounds by default. Printed per case, each min–median–max over the
+rounds: wall and CPU time of the tool and of the baseline, with their round-by-round ratio. CPU
+includes child processes (the ``grep`` baseline, the grep tool's worker process).
+
+Run: python benchmarks/tools.py [--files 50000] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -14,12 +19,16 @@ import asyncio
 import random
 import shutil
 import subprocess
+import sys
 import tempfile
-import time
 from pathlib import Path
+from typing import Callable
 
 from jupyter_agent import AbortController
 from jupyter_agent.tools import coding_tools, kernel_tools
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_stats import Clock, row  # noqa: E402
 
 WORDS = "alpha beta gamma delta value result index count total buffer record".split()
 
@@ -40,25 +49,30 @@ def make_tree(root: Path, files: int, per_folder: int = 100) -> int:
     return total
 
 
-def best_of(runs: int, action) -> float:
-    timings = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        action()
-        timings.append(time.perf_counter() - started)
-    return min(timings)
+def measure(action: Callable[[], object]) -> tuple[float, float]:
+    """(wall, CPU) of ``action``. The CPU includes child processes: the grep baseline is one (reaped
+    by subprocess.run, so in RUSAGE_CHILDREN), and the grep tool searches in a worker process it
+    keeps alive (read from /proc); time.process_time would count neither."""
+    clock = Clock(children=True)
+    action()
+    return clock.elapsed()
 
 
-def grep_benchmark(files: int) -> None:
+def print_rows(label: str, ours: list[tuple[float, float]], base: list[tuple[float, float]], extra: str = "") -> None:
+    print(f"  {row(label + ' wall', [w for w, _ in ours], [w for w, _ in base])}{extra}")
+    print(f"  {row(label + ' CPU ', [c for _, c in ours], [c for _, c in base])}")
+
+
+def grep_benchmark(files: int, rounds: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         size = make_tree(root, files)
         grep_tool = {tool.name: tool for tool in coding_tools(root)}["grep"]
-        print(f"grep: {files} files, {size / 1e6:.1f} MB")
+        print(
+            f"grep: {files} files, {size / 1e6:.1f} MB; {rounds} interleaved rounds, min–median–max, baseline grep -rn (warm cache)"
+        )
         for label, pattern, grep_flags in (("literal", "find_needle_here", ["-F"]), ("regex", r"def \w+_needle_\w+\(", ["-E"])):
             command = ["grep", "-rn", *grep_flags, pattern.replace(r"\w", "[[:alnum:]_]"), "."]
-            subprocess.run(command, cwd=root, capture_output=True)  # warm the page cache
-            baseline = best_of(3, lambda: subprocess.run(command, cwd=root, capture_output=True, check=True))
             args = grep_tool.parameters(pattern=pattern)
             hits = []
 
@@ -66,13 +80,18 @@ def grep_benchmark(files: int) -> None:
                 content = asyncio.run(grep_tool.execute(args, AbortController().signal))
                 hits.append(content[0].text.count("\n") + 1)
 
-            ours = best_of(3, run_tool)
+            subprocess.run(command, cwd=root, capture_output=True)  # warm the page cache
+            run_tool()  # and the tool's worker process
+            base, ours = [], []
+            for _ in range(rounds):
+                base.append(measure(lambda: subprocess.run(command, cwd=root, capture_output=True, check=True)))
+                ours.append(measure(run_tool))
             expected = (files + 999) // 1000
             assert hits[-1] == expected, (hits[-1], expected)
-            print(f"  {label:8s} grep -rn {baseline:6.3f} s | tool {ours:6.3f} s | ratio {ours / baseline:5.2f}x")
+            print_rows(f"{label:8s}", ours, base)
 
 
-def inspect_benchmark() -> None:
+def inspect_benchmark(rounds: int) -> None:
     import numpy as np
     import pandas as pd
     from IPython.core.interactiveshell import InteractiveShell
@@ -95,27 +114,39 @@ def inspect_benchmark() -> None:
     )
     shell.user_ns["df"] = frame
     # Baseline: what a user would type to see the same facts.
-    baseline = best_of(3, lambda: (frame.dtypes, frame.isna().sum(), frame.describe(), frame.head(5).to_string()))
-    print(f"inspect: DataFrame {rows} rows × {frame.shape[1]} columns; baseline dtypes+isna+describe+head {baseline:.3f} s")
+    baseline = lambda: (frame.dtypes, frame.isna().sum(), frame.describe(), frame.head(5).to_string())  # noqa: E731
+    cases = []
     for policy in ("schema", "sample", "full"):
         tools = {tool.name: tool for tool in kernel_tools(shell, data_policy=policy)}
         for name, args in (("inspect", {"name": "df"}), ("variables", {})):
-            tool = tools[name]
-            parsed = tool.parameters(**args)
-            result = []
-            seconds = best_of(3, lambda: result.append(asyncio.run(tool.execute(parsed, AbortController().signal))))
-            size = len(result[-1][0].text.encode())
-            print(f"  {policy:6s} {name:9s} {seconds:6.3f} s  {size:6d} bytes  ratio to baseline {seconds / baseline:5.2f}x")
+            cases.append((f"{policy:6s} {name:9s}", tools[name], tools[name].parameters(**args), []))
+    baseline()  # warm-up: first-call costs out of the timings
+    for _, tool, parsed, _ in cases:
+        asyncio.run(tool.execute(parsed, AbortController().signal))
+    base: list[tuple[float, float]] = []
+    timings: dict[str, list[tuple[float, float]]] = {label: [] for label, *_ in cases}
+    for _ in range(rounds):
+        base.append(measure(baseline))
+        for label, tool, parsed, results in cases:
+            timings[label].append(measure(lambda: results.append(asyncio.run(tool.execute(parsed, AbortController().signal)))))
+    print(
+        f"inspect: DataFrame {rows} rows × {frame.shape[1]} columns; {rounds} interleaved rounds, min–median–max, "
+        "baseline dtypes+isna+describe+head"
+    )
+    for label, _, _, results in cases:
+        size = len(results[-1][0].text.encode())
+        print_rows(label, timings[label], base, f"; {size} bytes returned")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=50_000)
+    parser.add_argument("--rounds", type=int, default=5)
     options = parser.parse_args()
     if shutil.which("grep") is None:
         raise SystemExit("grep is not installed")
-    grep_benchmark(options.files)
-    inspect_benchmark()
+    grep_benchmark(options.files, options.rounds)
+    inspect_benchmark(options.rounds)
 
 
 if __name__ == "__main__":
