@@ -10,6 +10,10 @@ allocates, holding the interpreter lock: during the import its full collections 
 froze the kernel's main thread, and afterwards every full collection scanned litellm's objects
 again. So the collector is paused while the import runs and the imported objects are then moved
 to the permanent generation (``gc.freeze()``), which collections no longer scan.
+
+The import also parses litellm's price table and tokenizer (5 MB of JSON); the C parser holds the
+interpreter lock for a whole document, so the import thread parses them in Python
+(``yielding_json``), which lets the kernel answer cells in between.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import warnings
 from types import ModuleType
 
 import anyio.to_thread
+
+from jupyter_agent.model.yielding_json import yielding_json
 
 # While the import runs, the kernel's threads wait this long (not 5 ms) for the interpreter lock
 # each time they give it up: a cell's reply passes it between threads dozens of times.
@@ -58,7 +64,8 @@ def _import() -> None:
     interval = sys.getswitchinterval()
     sys.setswitchinterval(min(interval, IMPORT_SWITCH_INTERVAL))
     try:
-        import litellm
+        with yielding_json():  # its big JSON documents would otherwise hold the lock for 30-160 ms each
+            import litellm
 
         # Otherwise cost lookups of unmapped models print "Provider List: ..." into the cell.
         litellm.suppress_debug_info = True

@@ -38,10 +38,17 @@ def load_ipython_extension(ipython: InteractiveShell) -> None:
     interrupt_router(ipython)  # the kernel's Interrupt (■) reaches runs through its saved handler
     magics = AgentMagics(shell=ipython)
     ipython.register_magics(magics)
-    _soon(lambda: _register_lab_target(ipython, magics))
     transformer = CellTransformer(ipython, magics)
     ipython.input_transformers_cleanup.append(transformer)
-    if magics.preload and not _uses_only_offline_models(magics):
+    preload = magics.preload and not _uses_only_offline_models(magics)
+    _soon(lambda: _after_loading(ipython, magics, preload))
+
+
+def _after_loading(ipython: InteractiveShell, magics: AgentMagics, preload: bool) -> None:
+    _register_lab_target(ipython, magics)
+    if preload:
+        # Started only now: the import thread competes for the interpreter lock, and the
+        # registration's own imports would otherwise take three times as long.
         from jupyter_agent.model.litellm_loader import preload_litellm
 
         preload_litellm()

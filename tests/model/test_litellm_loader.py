@@ -115,7 +115,7 @@ def test_once_loaded_the_module_is_returned_without_waiting(litellm):
     assert litellm_loader.litellm_module_sync() is litellm
 
 
-def test_the_import_runs_with_the_collector_paused_and_leaves_litellm_frozen(monkeypatch):
+def test_the_import_runs_with_the_collector_paused_and_json_in_python_and_leaves_litellm_frozen(monkeypatch):
     import gc
     import importlib.abc
     import importlib.machinery
@@ -128,6 +128,7 @@ def test_the_import_runs_with_the_collector_paused_and_leaves_litellm_frozen(mon
 
         def exec_module(self, module):
             seen["collector during the import"] = gc.isenabled()
+            seen["json in Python during the import"] = json.loads.__module__ == "jupyter_agent.model.yielding_json"
             module.suppress_debug_info = False
 
     class Finder(importlib.abc.MetaPathFinder):
@@ -142,7 +143,7 @@ def test_the_import_runs_with_the_collector_paused_and_leaves_litellm_frozen(mon
     assert gc.isenabled()
     try:
         module = litellm_loader.litellm_module_sync()
-        assert seen == {"collector during the import": False}
+        assert seen == {"collector during the import": False, "json in Python during the import": True}
         assert module.suppress_debug_info is True
         assert gc.isenabled()
         assert gc.get_freeze_count() > frozen_before
