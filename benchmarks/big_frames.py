@@ -5,8 +5,10 @@
 2. A 1e8-row Polars lazy frame: 100 batches of 1e6 rows from a Python source that honours the
    row limit: the baseline is ``lf.head(5).collect()``, ours ``inspect``.
 
-Each round runs baseline and tool interleaved; min–median–max over the rounds, wall and CPU,
-and the partitions (batches) each computed. Target: inspect within 1.5× of the engine's head.
+Each round runs baseline and tool interleaved (7 rounds by default). Printed per frame, each
+min–median–max over the rounds: wall and CPU time of ``inspect`` and of the head, with their
+round-by-round ratio, and the partitions (batches) each computed. Target: inspect within 1.5× of
+the engine's head, judged on the worst round, in wall and in CPU time.
 
 Run: python benchmarks/big_frames.py [--rounds 7]
 """
@@ -14,12 +16,17 @@ Run: python benchmarks/big_frames.py [--rounds 7]
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
+import pathlib
+import sys
 from typing import Any, Callable
 
 from jupyter_agent.tools.data_policy import DataPolicy
 from jupyter_agent.tools.inspect_tool import describe
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from bench_stats import Clock, ratios, row, verdict  # noqa: E402
+
+TARGET = 1.5
 
 PARTITIONS = 100
 DASK_ROWS = 100_000  # per partition
@@ -62,13 +69,9 @@ def polars_frame(computed: list[int]) -> Any:
 
 
 def measure(action: Callable[[], object]) -> tuple[float, float]:
-    wall, cpu = time.perf_counter(), time.process_time()
+    clock = Clock()
     action()
-    return time.perf_counter() - wall, time.process_time() - cpu
-
-
-def spread(values: list[float]) -> str:
-    return f"{min(values) * 1e3:7.2f} {statistics.median(values) * 1e3:7.2f} {max(values) * 1e3:7.2f} ms"
+    return clock.elapsed()
 
 
 def compare(name: str, frame: Any, computed: list[int], baseline: Callable[[], object], rounds: int) -> None:
@@ -82,15 +85,17 @@ def compare(name: str, frame: Any, computed: list[int], baseline: Callable[[], o
             timings[label]["wall"].append(wall)
             timings[label]["cpu"].append(cpu)
             partitions[label].add(len(computed))
-    print(f"{name}: {PARTITIONS} partitions; min median max over {rounds} rounds")
-    for label in ("head", "inspect"):
-        counts = ", ".join(str(count) for count in sorted(partitions[label]))
+    counts = {label: ", ".join(str(count) for count in sorted(partitions[label])) for label in partitions}
+    print(
+        f"{name}: {PARTITIONS} partitions; {rounds} interleaved rounds, min–median–max, baseline the engine's head; "
+        f"partitions computed: inspect {counts['inspect']}, head {counts['head']}"
+    )
+    for kind in ("wall", "cpu"):
+        label = "wall" if kind == "wall" else "CPU"
+        print(f"  {row(f'inspect {label}', timings['inspect'][kind], timings['head'][kind], digits=2)}")
         print(
-            f"  {label:8s} wall {spread(timings[label]['wall'])} | cpu {spread(timings[label]['cpu'])} | partitions computed: {counts}"
+            f"    {verdict(f'inspect / head {label}', ratios(timings['inspect'][kind], timings['head'][kind]), TARGET, unit='×')}"
         )
-    ratio = statistics.median(timings["inspect"]["wall"]) / statistics.median(timings["head"]["wall"])
-    cpu_ratio = statistics.median(timings["inspect"]["cpu"]) / max(statistics.median(timings["head"]["cpu"]), 1e-9)
-    print(f"  inspect / head (medians): wall {ratio:.2f}x, cpu {cpu_ratio:.2f}x (target ≤ 1.5x)")
 
 
 def main() -> None:

@@ -8,10 +8,11 @@ Markdown answer each) in both:
 * **baseline**: a kernel without a notebook server session, where turns render statically (the
   same agent work, no widget at all), so the difference is what the panel keeps.
 
-Printed, min–median–max over ROUNDS interleaved rounds: the kernel's RSS growth from after turn 1 to
-after turn 50 (garbage collected first), wall and kernel CPU time of the 49 turns, and what is
-still alive at the end (widgets in ipywidgets' registry, panels, turns). Target: panel growth ≤
-baseline growth + 5 MB.
+Printed, min–median–max over ROUNDS interleaved rounds (5 by default): the kernel's RSS growth from
+after turn 1 to after turn 50 (garbage collected first), wall and kernel CPU time of the 49 turns
+against the baseline's with their round-by-round ratio, and what is still alive at the end
+(widgets in ipywidgets' registry, panels, turns). Target: panel growth ≤ baseline growth + 5 MB,
+judged on the worst round. ``BENCH_ROUNDS`` and ``BENCH_TURNS`` change the defaults.
 
     PYTHONPATH=<checkout> python benchmarks/memory.py
 """
@@ -20,13 +21,14 @@ from __future__ import annotations
 
 import os
 import pathlib
-import statistics
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "notebook"))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
+from bench_stats import row, spread, verdict  # noqa: E402
 from kernel_harness import AGENT_TEST_SETUP, KernelHarness  # noqa: E402
 
 from jupyter_agent.testing.sample_answer import sample_answer  # noqa: E402
@@ -81,10 +83,6 @@ def session(folder: pathlib.Path, *, panel: bool) -> dict[str, float]:
     }
 
 
-def spread(values: list[float], unit: str = "") -> str:
-    return f"{min(values):.2f}–{statistics.median(values):.2f}–{max(values):.2f}{unit}"
-
-
 def main() -> None:
     panel, base = [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -94,15 +92,17 @@ def main() -> None:
                 folder.mkdir()
                 rows.append(session(folder, panel=is_panel))
     over = [p["growth_mb"] - b["growth_mb"] for p, b in zip(panel, base)]
-    print(f"== kernel memory, turn 1 → {TURNS} ({ROUNDS} rounds, min–median–max) ==")
+    print(f"== kernel memory, turn 1 → {TURNS} ({ROUNDS} interleaved rounds, min–median–max) ==")
     for name, rows in (("panel", panel), ("baseline (static rendering, no widget)", base)):
         print(
-            f"{name}: RSS +{spread([r['growth_mb'] for r in rows], ' MB')}; wall {spread([r['wall'] for r in rows], ' s')}, "
-            f"kernel CPU {spread([r['cpu'] for r in rows], ' s')}; alive at the end: widgets {spread([r['widgets'] for r in rows])}, "
-            f"panels {spread([r['panels'] for r in rows])}, turns {spread([r['turns'] for r in rows])}"
+            f"{name}: RSS +{spread([r['growth_mb'] for r in rows], digits=2)} MB; alive at the end: widgets "
+            f"{spread([r['widgets'] for r in rows], digits=0)}, panels {spread([r['panels'] for r in rows], digits=0)}, "
+            f"turns {spread([r['turns'] for r in rows], digits=0)}"
         )
-    verdict = "ok" if statistics.median(over) <= TARGET_MB else "OVER"
-    print(f"panel − baseline: {spread(over, ' MB')}; target ≤ {TARGET_MB:g} MB (median): {verdict}")
+    for key, label in (("wall", "wall"), ("cpu", "kernel CPU")):
+        print(row(f"turns 2–{TURNS}, {label} (panel)", [p[key] for p in panel], [b[key] for b in base], "s", 1.0, 2))
+    print(f"panel − baseline: {spread(over, digits=2)} MB")
+    print(verdict("panel − baseline", over, TARGET_MB, unit=" MB"))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ The figure is taken with the cyclic garbage collector running, as in a notebook:
 collection scans every live object of the process, so the collections an append triggers are
 part of its cost. The ratio with the collector paused (as ``timeit`` times) is printed beside it,
 with the median append of each window, which single pauses do not move. Rounds alternate (≥ 5);
-every figure is min–median–max over them, wall and CPU.
+every figure is min–median–max over them, wall and CPU; the targets are judged on the worst round.
 
     python benchmarks/session.py [--rounds 5]
 """
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_stats import spread  # noqa: E402
+from bench_stats import spread, verdict  # noqa: E402
 
 from jupyter_agent.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from jupyter_agent.session import SessionStore
@@ -53,24 +53,31 @@ def conversation(count: int) -> list:
     return messages
 
 
-def measure_appends(path: Path, messages: list, *, collect_garbage: bool) -> tuple[list[float], float]:
-    """Each append's wall time, and the CPU time of all of them."""
+def measure_appends(path: Path, messages: list, *, collect_garbage: bool) -> tuple[list[float], float, tuple[float, float]]:
+    """Each append's wall time, the CPU time of all of them, and that of the first and last ``WINDOW``."""
     durations = []
     store = SessionStore(path)
     if not collect_garbage:
         gc.disable()
+    marks = {0, WINDOW, len(messages) - WINDOW}  # CPU read at the windows' edges only: a read is a system call
+    cpu_at: dict[int, float] = {}
     cpu = time.process_time()
     try:
-        for message in messages:
+        for index, message in enumerate(messages):
+            if index in marks:
+                cpu_at[index] = time.process_time()
             started = time.perf_counter()
             store.append(message)
             durations.append(time.perf_counter() - started)
     finally:
-        cpu = time.process_time() - cpu
+        cpu_at[len(messages)] = time.process_time()
+        cpu = cpu_at[len(messages)] - cpu
         gc.enable()
     store.sync()
     store.close()
-    return durations, cpu
+    first = cpu_at[WINDOW] - cpu_at[0]
+    last = cpu_at[len(messages)] - cpu_at[len(messages) - WINDOW]
+    return durations, cpu, (first, last)
 
 
 def windows(durations: list[float]) -> tuple[float, float]:
@@ -99,26 +106,29 @@ def main(rounds: int) -> None:
             paused.append(measure_appends(Path(folder) / f"paused{index}.jsonl", messages, collect_garbage=False))
             loads.append(measure_load(path))
         size_mb = path.stat().st_size / 1e6
-    ratio = [last / first for first, last in (windows(d) for d, _ in with_gc)]
-    paused_ratio = [last / first for first, last in (windows(d) for d, _ in paused)]
-    medians = [statistics.median(d[-WINDOW:]) / statistics.median(d[:WINDOW]) for d, _ in with_gc]
-    per_append = [sum(d) / MESSAGES for d, _ in with_gc]
+    ratio = [last / first for first, last in (windows(d) for d, _, _ in with_gc)]
+    cpu_ratio = [last / first for _, _, (first, last) in with_gc if first > 0]
+    paused_ratio = [last / first for first, last in (windows(d) for d, _, _ in paused)]
+    paused_cpu_ratio = [last / first for _, _, (first, last) in paused if first > 0]
+    medians = [statistics.median(d[-WINDOW:]) / statistics.median(d[:WINDOW]) for d, _, _ in with_gc]
+    per_append = [sum(d) / MESSAGES for d, _, _ in with_gc]
     print(f"== session store: {MESSAGES} appends, {rounds} interleaved rounds (min–median–max) ==")
     print(
-        f"append, collector on: {spread(per_append, 1e6, 0)} us/append, CPU {spread([c for _, c in with_gc], 1.0, 2)} s "
-        f"per {MESSAGES} (collector paused: CPU {spread([c for _, c in paused], 1.0, 2)} s)"
+        f"append, collector on: {spread(per_append, 1e6, 0)} us/append, CPU {spread([c for _, c, _ in with_gc], 1.0, 2)} s "
+        f"per {MESSAGES} (collector paused: CPU {spread([c for _, c, _ in paused], 1.0, 2)} s)"
     )
-    verdict = "OK" if statistics.median(ratio) <= RATIO_TARGET else "OVER TARGET"
-    print(f"append ratio last/first {WINDOW}, collector on: {spread(ratio, digits=2)} (target <= {RATIO_TARGET}) {verdict}")
+    print(f"append ratio last/first {WINDOW}, collector on: wall {spread(ratio, digits=2)}, CPU {spread(cpu_ratio, digits=2)}")
+    print("  " + verdict(f"append ratio last/first {WINDOW}, collector on, wall", ratio, RATIO_TARGET))
+    print("  " + verdict(f"append ratio last/first {WINDOW}, collector on, CPU", cpu_ratio, RATIO_TARGET))
     print(
-        f"  collector paused: {spread(paused_ratio, digits=2)}; median append ratio (collector on): {spread(medians, digits=2)}"
+        f"  collector paused: wall {spread(paused_ratio, digits=2)}, CPU {spread(paused_cpu_ratio, digits=2)}; "
+        f"median append ratio (collector on): {spread(medians, digits=2)}"
     )
     load = [w for w, _ in loads]
-    verdict = "OK" if statistics.median(load) <= LOAD_TARGET_S else "OVER TARGET"
     print(
-        f"load {MESSAGES} messages ({size_mb:.1f} MB): wall {spread(load, 1.0, 3)} s, CPU {spread([c for _, c in loads], 1.0, 3)} s "
-        f"(target <= {LOAD_TARGET_S} s) {verdict}"
+        f"load {MESSAGES} messages ({size_mb:.1f} MB): wall {spread(load, 1.0, 3)} s, CPU {spread([c for _, c in loads], 1.0, 3)} s"
     )
+    print("  " + verdict("load wall", load, LOAD_TARGET_S, unit=" s", digits=3))
 
 
 if __name__ == "__main__":
