@@ -4,12 +4,13 @@ ipykernel ignores SIGINT while idle and swaps in ``default_int_handler`` around 
 message, restoring ``kernel.saved_sigint_handler`` afterwards (ipykernel 6.29 to 7.4).
 While any run is active we put our handler there. On SIGINT it stops every active run:
 
-* inside a run's blocking code (the ``python`` tool executing user code on the main thread), it
-  raises ``AgentInterrupted``, an ``Exception``: a ``KeyboardInterrupt`` raised inside a task
+* inside a run's blocking code (the ``python`` tool executing user code on the main thread, as
+  the run's ``code_running`` says), it raises ``AgentInterrupted``, an ``Exception``: a ``KeyboardInterrupt`` raised inside a task
   escapes the event loop and kills the kernel. The tool turns it into an "interrupted" result,
   and the run is told (``in_code``) so it stops once that result is recorded;
-* otherwise (the loop is parked, e.g. waiting on the model) it schedules ``interrupt()`` with
-  ``call_soon_threadsafe``, which wakes the selector at once.
+* otherwise (the loop is parked, e.g. waiting on the model, or another step of the run is
+  running) it schedules ``interrupt()`` with ``call_soon_threadsafe``, which wakes the selector at
+  once: raised in the run's own machinery, the exception would end the run as an error.
 
 In the foreground (terminal IPython, a blocking ``--wait`` cell) the handler is installed
 directly with ``signal.signal`` and the previous one restored afterwards.
@@ -52,9 +53,16 @@ class AgentInterrupted(RunCancelled):
 
 
 class _Entry:
-    def __init__(self, stop: Callable[[], None], in_code: Callable[[], None] | None, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        stop: Callable[[], None],
+        in_code: Callable[[], None] | None,
+        code_running: Callable[[], bool],
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
         self.stop = stop
         self.in_code = in_code or stop
+        self.code_running = code_running
         self.loop = loop
 
 
@@ -80,17 +88,24 @@ class InterruptRouter:
 
     @contextmanager
     def guard(
-        self, token: object, stop: Callable[[], None], *, in_code: Callable[[], None] | None = None, foreground: bool = False
+        self,
+        token: object,
+        stop: Callable[[], None],
+        *,
+        in_code: Callable[[], None] | None = None,
+        code_running: Callable[[], bool] = lambda: True,
+        foreground: bool = False,
     ) -> Iterator[None]:
         """While the block runs, SIGINT calls ``stop`` (thread-safely) for the run ``token``.
 
-        When the signal lands in the run's own blocking code, ``in_code`` is called instead
-        (on the loop's thread, before ``AgentInterrupted`` is raised there).
+        When the signal lands in the run's own task while ``code_running()`` (its blocking code,
+        the ``python`` tool), ``in_code`` is called instead (on the loop's thread, before
+        ``AgentInterrupted`` is raised there).
         """
         if threading.current_thread() is not threading.main_thread():
             yield  # signals reach only the main thread; nothing to route from here
             return
-        self._entries[token] = _Entry(stop, in_code, asyncio.get_running_loop())
+        self._entries[token] = _Entry(stop, in_code, code_running, asyncio.get_running_loop())
         previous_foreground = None
         if foreground:
             previous_foreground = signal.signal(signal.SIGINT, self._on_sigint)
@@ -151,7 +166,7 @@ class InterruptRouter:
         target, self._target = self._target, None
         token = _ACTIVE_RUN.get()
         current = self._entries.get(token) if token is not None else None
-        in_code = current is not None and _in_task(current.loop) and target in (None, token)
+        in_code = current is not None and _in_task(current.loop) and current.code_running() and target in (None, token)
         if target is None:  # ■ or Ctrl-C: every active run stops
             entries = dict(self._entries)
         else:  # one run's Stop

@@ -94,6 +94,9 @@ class Turn:
             _safely(self.renderer.note, STOP_AFTER_CODE)
         call_on_loop(self.loop, self._interrupt)
 
+    def code_running(self) -> bool:
+        return self._code_running
+
     def interrupted_in_code(self) -> None:
         """Interrupt landed in the run's own code (a running ``python`` tool): that tool's
         "interrupted" result is recorded first, then the run stops (see ``_follow_tools``)."""
@@ -198,7 +201,9 @@ async def execute(turn: Turn) -> None:
     session, renderer = turn.session, turn.renderer
     router = interrupt_router()
     try:
-        with router.guard(turn, turn.stop, in_code=turn.interrupted_in_code, foreground=turn.foreground):
+        with router.guard(
+            turn, turn.stop, in_code=turn.interrupted_in_code, code_running=turn.code_running, foreground=turn.foreground
+        ):
             if session.lock.locked():
                 _safely(renderer.set_state, "waiting", WAITING)
             async with session.lock:

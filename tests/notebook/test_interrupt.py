@@ -102,6 +102,27 @@ async def test_sigint_in_blocking_run_code_raises_agent_interrupted_there():
     assert stops == [1]
 
 
+async def test_sigint_in_the_run_s_own_task_while_no_code_runs_stops_it_without_raising():
+    # The run's task busy in its own machinery (rendering a delta, a footer tick): an exception
+    # raised there would end the run as an error, not as stopped.
+    router = InterruptRouter()
+    token = object()
+    stops = []
+
+    async def run():
+        with router.guard(token, lambda: stops.append(1), code_running=lambda: False):
+            sigint_soon()
+            deadline = time.monotonic() + 0.5
+            while time.monotonic() < deadline:
+                pass
+            await wait_until(lambda: stops, what="the stop")
+            return "finished its step"
+
+    task = asyncio.get_running_loop().create_task(run(), context=router.bind(token))
+    assert await task == "finished its step"
+    assert stops == [1]
+
+
 async def test_blocking_code_of_another_task_is_not_interrupted():
     router = InterruptRouter()
     stops = []
