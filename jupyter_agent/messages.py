@@ -13,7 +13,9 @@ that may change it (listener events, hook contexts, the returned message) is a c
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union
+import weakref
+from functools import partial
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Generic, Literal, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -152,6 +154,37 @@ class ToolResultMessage(_Block):
 
 Message = Annotated[Union[UserMessage, AssistantMessage, ToolResultMessage], Field(discriminator="role")]
 
+
+ResultT = TypeVar("ResultT")
+
+
+class PerMessage(Generic[ResultT]):
+    """``compute(message)``, remembered for as long as that message object lives.
+
+    A message is a value nothing changes once it is in a history, and a long session resends
+    thousands of them every step: what is derived from one (its request form, its token
+    estimate) is computed once. A message whose content grew since (a partial one, still
+    streaming) is computed afresh. A result is shared: callers must not change it.
+    """
+
+    def __init__(self, compute: Callable[[Any], ResultT]) -> None:
+        self._compute = compute
+        self._entries: dict[int, tuple[weakref.ref[Any], int, ResultT]] = {}
+
+    def __call__(self, message: Any) -> ResultT:
+        key, size = id(message), len(message.content)
+        entry = self._entries.get(key)
+        if entry is not None and entry[0]() is message and entry[1] == size:
+            return entry[2]
+        result = self._compute(message)
+        self._entries[key] = (weakref.ref(message, partial(_forget, self._entries, key)), size, result)
+        return result
+
+
+def _forget(entries: dict[int, Any], key: int, _gone: object) -> None:
+    entries.pop(key, None)
+
+
 MessageT = TypeVar("MessageT", bound=BaseModel)
 
 _MESSAGE_ADAPTER: TypeAdapter[Message] | None = None
@@ -229,6 +262,7 @@ def without_turn_context(text: str) -> str:
 
 
 __all__ = [
+    "PerMessage",
     "AssistantContentBlock",
     "AssistantMessage",
     "Cost",

@@ -111,3 +111,21 @@ def test_text_with_undecodable_bytes_becomes_valid_utf8():
     assert TextContent(text=f"found {name}").text == "found caf\\xe9.txt"
     assert valid_utf8("lone \ud800 high") == "lone \\ud800 high"
     assert valid_utf8("déjà vu") == "déjà vu"
+
+
+def test_per_message_computes_once_per_live_message_and_afresh_when_its_content_grew():
+    import gc
+
+    from jupyter_agent.messages import AssistantMessage, PerMessage, TextContent, UserMessage
+
+    calls = []
+    memo = PerMessage(lambda message: calls.append(type(message).__name__) or len(calls))
+    first, twin = UserMessage(content="same"), UserMessage(content="same")
+    assert (memo(first), memo(first), memo(twin)) == (1, 1, 2)  # by identity, not by value
+    partial = AssistantMessage(content=[TextContent(text="a")])
+    assert memo(partial) == 3
+    partial.content.append(TextContent(text="b"))  # still streaming: not the value it was
+    assert memo(partial) == 4 and memo(partial) == 4
+    del first, twin, partial
+    gc.collect()
+    assert memo._entries == {}  # nothing kept for messages that are gone

@@ -31,35 +31,40 @@ def takes_cache_breakpoints(model: Model) -> bool:
 
 
 def add_cache_breakpoints(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
-    """Marks the breakpoints in a freshly built request (changed in place); returns how many."""
+    """Marks the breakpoints in a freshly built request; returns how many.
+
+    The lists are changed in place, the messages never: a marked message is a marked copy,
+    because the request's message dicts are shared with later requests (``litellm_convert``).
+    """
     marked = 0
     if tools:
         tools[-1] = {**tools[-1], "cache_control": dict(EPHEMERAL)}
         marked += 1
     if messages and messages[0].get("role") == "system":
-        _mark(messages[0])
+        messages[0] = _with_mark(messages[0])
         marked += 1
-    newest = next((m for m in reversed(messages) if m.get("role") in ("user", "tool")), None)
-    prompt = next((m for m in reversed(messages) if m.get("role") == "user"), None)
-    for message in (prompt, newest):
-        if message is not None and not _marked(message) and marked < MAX_BREAKPOINTS:
-            _mark(message)
+    newest = next((i for i in reversed(range(len(messages))) if messages[i].get("role") in ("user", "tool")), None)
+    prompt = next((i for i in reversed(range(len(messages))) if messages[i].get("role") == "user"), None)
+    for index in (prompt, newest):
+        if index is not None and not _is_marked(messages[index]) and marked < MAX_BREAKPOINTS:
+            messages[index] = _with_mark(messages[index])
             marked += 1
     return marked
 
 
-def _marked(message: dict[str, Any]) -> bool:
+def _is_marked(message: dict[str, Any]) -> bool:
     content = message.get("content")
     if "cache_control" in message:
         return True
     return isinstance(content, list) and bool(content) and isinstance(content[-1], dict) and "cache_control" in content[-1]
 
 
-def _mark(message: dict[str, Any]) -> None:
+def _with_mark(message: dict[str, Any]) -> dict[str, Any]:
     content = message.get("content")
     if message.get("role") == "tool":
-        message["cache_control"] = dict(EPHEMERAL)  # litellm puts it on the tool_result block
-    elif isinstance(content, str):
-        message["content"] = [{"type": "text", "text": content, "cache_control": dict(EPHEMERAL)}]
-    elif isinstance(content, list) and content:
-        content[-1] = {**content[-1], "cache_control": dict(EPHEMERAL)}
+        return {**message, "cache_control": dict(EPHEMERAL)}  # litellm puts it on the tool_result block
+    if isinstance(content, str):
+        return {**message, "content": [{"type": "text", "text": content, "cache_control": dict(EPHEMERAL)}]}
+    if isinstance(content, list) and content:
+        return {**message, "content": [*content[:-1], {**content[-1], "cache_control": dict(EPHEMERAL)}]}
+    return message

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import json
 import os
+from functools import partial
 from typing import Any
 
 from jupyter_agent.messages import (
     AssistantMessage,
     ImageContent,
+    PerMessage,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -105,17 +107,18 @@ def to_litellm_messages(context: Context, model: Model) -> list[dict[str, Any]]:
         messages.append({"role": "system", "content": context.system_prompt})
     native_images = model.provider in NATIVE_TOOL_IMAGES
     held_images: list[dict[str, Any]] = []  # tool-result images waiting for the next non-tool message
+    tool_results = _TOOL_RESULTS[native_images]
     for message in context.messages:
         if isinstance(message, ToolResultMessage):
-            tool_message, images = _tool_result(message, native_images)
+            tool_message, images = tool_results(message)
             messages.append(tool_message)
             held_images.extend(images)
             continue
         _release_images(messages, held_images)
         if isinstance(message, UserMessage):
-            messages.append({"role": "user", "content": _user_content(message.content)})
+            messages.append(_USER_MESSAGES(message))
         elif isinstance(message, AssistantMessage):
-            assistant = _assistant(message)
+            assistant = _ASSISTANT_MESSAGES(message)
             if assistant is not None:
                 messages.append(assistant)
     _release_images(messages, held_images)
@@ -176,6 +179,15 @@ def _tool_result(message: ToolResultMessage, native_images: bool) -> tuple[dict[
     # Providers reject an empty tool message; the placeholder tells the model nothing came back.
     tool_message["content"] = text or (TOOL_IMAGES_FOLLOW if images else EMPTY_TOOL_RESULT)
     return tool_message, images
+
+
+# A long session resends thousands of unchanged messages every step: each one's request form is
+# built once and shared by the later requests, which never change it (cache_breakpoints marks copies).
+_USER_MESSAGES: PerMessage[dict[str, Any]] = PerMessage(
+    lambda message: {"role": "user", "content": _user_content(message.content)}
+)
+_ASSISTANT_MESSAGES: PerMessage[dict[str, Any] | None] = PerMessage(_assistant)
+_TOOL_RESULTS = {native: PerMessage(partial(_tool_result, native_images=native)) for native in (False, True)}
 
 
 def _release_images(messages: list[dict[str, Any]], held_images: list[dict[str, Any]]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Iterable, Sequence
 
-from jupyter_agent.messages import ImageContent, Message, TextContent, ThinkingContent, ToolCall
+from jupyter_agent.messages import ImageContent, Message, PerMessage, TextContent, ThinkingContent, ToolCall
 from jupyter_agent.model.types import ToolSpec
 
 _CHARS_PER_TOKEN = 4
@@ -19,7 +19,7 @@ _MESSAGE_OVERHEAD = 4
 IMAGE_TOKENS = 1_600
 
 
-def estimate_message_tokens(message: Message) -> int:
+def _estimate_message_tokens(message: Message) -> int:
     chars = 0
     images = 0
     content = message.content
@@ -36,6 +36,9 @@ def estimate_message_tokens(message: Message) -> int:
             elif isinstance(block, ImageContent):
                 images += 1
     return chars // _CHARS_PER_TOKEN + images * IMAGE_TOKENS + _MESSAGE_OVERHEAD
+
+
+estimate_message_tokens: PerMessage[int] = PerMessage(_estimate_message_tokens)
 
 
 def estimate_tokens(messages: Iterable[Message]) -> int:

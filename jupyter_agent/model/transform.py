@@ -20,6 +20,7 @@ from jupyter_agent.messages import (
     AssistantMessage,
     ImageContent,
     Message,
+    PerMessage,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -80,14 +81,15 @@ def transform_with_origins(messages: list[Message], model: Model) -> list[tuple[
             output.append((synthetic, ToolRepairSource(message_index=pending_owner, tool_call_id=call.id)))
         pending.clear()
 
+    history_source(len(messages))  # makes every source this request needs
     for index, original in enumerate(messages):
-        source = history_source(index)
+        source = _HISTORY_SOURCES[index]
         if isinstance(original, AssistantMessage):
             if original.stop_reason in ("error", "aborted"):
                 continue
             repair_pending()
-            calls = original.tool_calls
-            assistant = _adapt_assistant(original, calls, model, used_ids)
+            calls, needs_change = _ASSISTANT_FACTS(original)
+            assistant = _adapt_assistant(original, calls, needs_change, model, used_ids)
             pending.extend(zip((call.id for call in calls), calls if assistant is original else assistant.tool_calls))
             pending_owner = index
             output.append((assistant, source))
@@ -122,7 +124,9 @@ def unique_tool_call_id(tool_call_id: str, used_ids: set[str], limit: int = 40) 
     raise AssertionError("unreachable")
 
 
-def _adapt_assistant(message: AssistantMessage, calls: list[ToolCall], model: Model, used_ids: set[str]) -> AssistantMessage:
+def _adapt_assistant(
+    message: AssistantMessage, calls: list[ToolCall], needs_change: bool, model: Model, used_ids: set[str]
+) -> AssistantMessage:
     same_model = (message.provider, message.api, message.model) == (model.provider, model.api, model.id)
     # A provider accepts its own ids (Gemini even stores thought signatures in them), so only
     # ids from another provider are normalized.
@@ -135,7 +139,7 @@ def _adapt_assistant(message: AssistantMessage, calls: list[ToolCall], model: Mo
         used_ids.add(new_id)
         new_ids.append(new_id)
     renamed = any(new_id != call.id for new_id, call in zip(new_ids, calls))
-    if same_model and not renamed and not any(_needs_change(block) for block in message.content):
+    if same_model and not renamed and not needs_change:
         return message
     ids = iter(new_ids)
     blocks: list[TextContent | ThinkingContent | ToolCall] = []
@@ -165,6 +169,13 @@ def _needs_change(block: TextContent | ThinkingContent | ToolCall) -> bool:
     return (
         isinstance(block, ThinkingContent) and not block.redacted and not block.thinking_signature and not block.thinking.strip()
     )
+
+
+# What a request needs to know of an assistant message, found once per message (a long session
+# resends thousands every step): its tool calls, and whether a same-model replay changes it.
+_ASSISTANT_FACTS: PerMessage[tuple[list[ToolCall], bool]] = PerMessage(
+    lambda message: (message.tool_calls, any(_needs_change(block) for block in message.content))
+)
 
 
 def _adapt_tool_result(message: ToolResultMessage, model: Model, tool_call_id: str) -> ToolResultMessage:

@@ -1,5 +1,7 @@
 """Prompt-cache breakpoints: where they go, for whom, and that litellm writes them in Anthropic's shape."""
 
+import json
+
 from jupyter_agent import AssistantMessage, Context, Model, TextContent, ToolCall, ToolResultMessage, UserMessage
 from jupyter_agent.model import StreamOptions, ToolSpec
 from jupyter_agent.model.cache_breakpoints import MAX_BREAKPOINTS, takes_cache_breakpoints
@@ -152,3 +154,19 @@ def test_bedrock_converse_gets_the_step_context_after_the_cache_point_and_no_war
     assert [next(iter(block)) for block in messages[-1]["content"]] == ["toolResult", "cachePoint", "text"]
     assert messages[-1]["content"][-1]["text"] == STEP_CONTEXT
     assert not [record for record in records if record.levelno >= logging.WARNING]
+
+
+def test_a_request_s_breakpoints_never_reach_the_message_dicts_the_next_request_shares():
+    model = Model(id="claude-sonnet-4-5", name="claude", api="litellm", provider="anthropic")
+    history = [
+        UserMessage(content="plot it"),
+        AssistantMessage(
+            content=[TextContent(text="ok"), ToolCall(id="c1", name="python", arguments={"code": "1"})], provider="anthropic"
+        ),
+        ToolResultMessage(tool_call_id="c1", tool_name="python", content=[TextContent(text="1")]),
+    ]
+    first = build_request(model, Context(system_prompt="sys", messages=history))
+    second = build_request(model, Context(system_prompt="sys", messages=[*history, UserMessage(content="and now?")]))
+    marked = [m for m in second["messages"] if "cache_control" in json.dumps(m)]
+    assert [m["role"] for m in marked] == ["system", "user"]  # the first request's marks on "tool" did not stay
+    assert "cache_control" in json.dumps(first["messages"][-1])
