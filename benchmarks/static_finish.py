@@ -160,29 +160,9 @@ def main() -> None:
     )
     for mode, values in growth.items():
         print(f"  {mode:9s} {spread([v / 1e6 for v in values], digits=2)} MB; total {_mb(sum(values))}")
-    print(
-        "  "
-        + row(
-            f"{args.turns_per_round} turns, wall (static)",
-            [t[0] for t in times["static"]],
-            [t[0] for t in times["retained"]],
-            "s",
-            1.0,
-            2,
-        )
-        + " (baseline: retained widgets)"
-    )
-    print(
-        "  "
-        + row(
-            f"{args.turns_per_round} turns, kernel CPU (static)",
-            [t[1] for t in times["static"]],
-            [t[1] for t in times["retained"]],
-            "s",
-            1.0,
-            2,
-        )
-    )
+    for index, kind, note in ((0, "wall", " (baseline: retained widgets)"), (1, "kernel CPU", "")):
+        mine, base = [t[index] for t in times["static"]], [t[index] for t in times["retained"]]
+        print(f"  {row(f'{args.turns_per_round} turns, {kind} (static)', mine, base, 's', 1.0, 2)}{note}")
     static, retained = sum(growth["static"]), sum(growth["retained"])
     if static > 0:
         print(f"  retained widgets grow RSS {retained / static:.1f}x as much as the static finish")
