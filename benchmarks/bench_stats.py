@@ -67,6 +67,12 @@ def spread(values: Sequence[float], scale: float = 1.0, digits: int = 1) -> str:
     return f"{low:.{digits}f}–{mid:.{digits}f}–{high:.{digits}f}"
 
 
+def quantile(values: Sequence[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
 def ratios(numerators: Sequence[float], denominators: Sequence[float]) -> list[float]:
     """Round by round: each round's figure over the same round's baseline (0 baselines skipped)."""
     return [a / b for a, b in zip(numerators, denominators) if b > 0]

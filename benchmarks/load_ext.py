@@ -21,24 +21,10 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "notebook"))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from bench_stats import process_cpu, row  # noqa: E402
+from bench_stats import process_cpu, quantile, row  # noqa: E402
 from kernel_harness import KernelHarness  # noqa: E402
 
 MAX_TARGET = 0.100
-
-
-def _rtt(h: KernelHarness, code: str = "1+1") -> float:
-    sent = time.monotonic()
-    msg_id = h.kc.execute(code, store_history=False)
-    while True:
-        reply = h.kc.get_shell_msg(timeout=30)
-        if reply["parent_header"].get("msg_id") == msg_id:
-            return time.monotonic() - sent
-
-
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def probe(folder: pathlib.Path, first_cell: str, seconds: float) -> tuple[float, float, float, int, bool]:
@@ -47,17 +33,17 @@ def probe(folder: pathlib.Path, first_cell: str, seconds: float) -> tuple[float,
     try:
         pid = h.km.provisioner.process.pid
         for _ in range(3):
-            _rtt(h, "pass")
-        _rtt(h, first_cell)
+            h.round_trip("pass")
+        h.round_trip(first_cell)
         cpu, started, samples = process_cpu(pid), time.monotonic(), []
         while time.monotonic() - started < seconds:
-            samples.append(_rtt(h))
+            samples.append(h.round_trip())
             h.drain(0)
         cpu = process_cpu(pid) - cpu
         loaded = _loaded(h)
     finally:
         h.shutdown()
-    return max(samples), _quantile(samples, 0.95), cpu, len(samples), loaded
+    return max(samples), quantile(samples, 0.95), cpu, len(samples), loaded
 
 
 def _loaded(h: KernelHarness) -> bool:

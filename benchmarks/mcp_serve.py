@@ -134,19 +134,10 @@ def kernel_cpu(h: KernelHarness) -> float:
     return float(h.evaluate("__import__('time').process_time()"))
 
 
-def rtt(h: KernelHarness, code: str = "1+1") -> float:
-    sent = time.monotonic()
-    msg_id = h.kc.execute(code, store_history=False)
-    while True:
-        reply = h.kc.get_shell_msg(timeout=30)
-        if reply["parent_header"].get("msg_id") == msg_id:
-            return time.monotonic() - sent
-
-
 def probe(h: KernelHarness, samples: int) -> list[float]:
     times = []
     for _ in range(samples):
-        times.append(rtt(h))
+        times.append(h.round_trip())
         h.drain(0)
         time.sleep(0.02)
     return times

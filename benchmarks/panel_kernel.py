@@ -36,7 +36,7 @@ from typing import Any
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "notebook"))
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from bench_stats import process_cpu, row, spread, verdict  # noqa: E402
+from bench_stats import process_cpu, quantile, row, spread, verdict  # noqa: E402
 from kernel_harness import AGENT_TEST_SETUP, KernelHarness  # noqa: E402
 
 from jupyter_agent.testing.sample_answer import sample_answer  # noqa: E402
@@ -93,20 +93,6 @@ class TimedHarness(KernelHarness):
             text += panel.last_text
         for match in MARK.finditer(text):
             self.seen.setdefault(int(match.group(1)), arrived)
-
-
-def quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
-def rtt(h: KernelHarness, code: str = "1+1") -> tuple[float, float]:
-    sent = time.monotonic()
-    msg_id = h.kc.execute(code, store_history=False)
-    while True:
-        reply = h.kc.get_shell_msg(timeout=60)
-        if reply["parent_header"].get("msg_id") == msg_id:
-            return sent, time.monotonic() - sent
 
 
 def start_kernel(folder: pathlib.Path, model: str = "demo") -> TimedHarness:
@@ -311,7 +297,7 @@ def rtt_rows(folder: pathlib.Path) -> list[str]:
     try:
         for round_ in range(ROUNDS):
             cpu, started = process_cpu(pid), time.monotonic()
-            idle = [rtt(h)[1] for _ in range(40)]
+            idle = [h.round_trip() for _ in range(40)]
             idle_cpu.append((process_cpu(pid) - cpu) / (time.monotonic() - started))
             name = f"rtt{round_}"
             h.execute(f"script({name!r}, reply({answer!r}), chunk_size={DELTA}, delay={pace})")
@@ -319,7 +305,7 @@ def rtt_rows(folder: pathlib.Path) -> list[str]:
             h.agent_cell(f"-m {name} -s {name} -p yolo --tools none", "stream")
             during = []
             while h.evaluate(f"turn_done({name!r})") != "True":
-                during.append(rtt(h)[1])
+                during.append(h.round_trip())
                 h.drain(0)
             during_cpu.append((process_cpu(pid) - cpu) / (time.monotonic() - started))
             idle_p95.append(quantile(idle, 0.95))
@@ -349,7 +335,7 @@ def load_ext_rows(folder: pathlib.Path) -> list[str]:
         pid = h.km.provisioner.process.pid
         try:
             cpu = process_cpu(pid)
-            load.append(rtt(h, "%load_ext jupyter_agent")[1])
+            load.append(h.round_trip("%load_ext jupyter_agent"))
             load_cpu.append(process_cpu(pid) - cpu)
             for seconds, maxes, p95s, cpus in ((6.0, after_max, after_p95, after_cpu), (2.0, rest_max, rest_p95, rest_cpu)):
                 if maxes is rest_max:
@@ -358,12 +344,12 @@ def load_ext_rows(folder: pathlib.Path) -> list[str]:
                     )
                 cpu, samples, end = process_cpu(pid), [], time.monotonic() + seconds
                 while time.monotonic() < end:
-                    samples.append(rtt(h)[1])
+                    samples.append(h.round_trip())
                 cpus.append((process_cpu(pid) - cpu) / seconds)
                 maxes.append(max(samples))
                 p95s.append(quantile(samples, 0.95))
             cpu = process_cpu(pid)
-            widgets.append(rtt(h, "import ipywidgets")[1])
+            widgets.append(h.round_trip("import ipywidgets"))
             widgets_cpu.append(process_cpu(pid) - cpu)
         finally:
             h.shutdown()

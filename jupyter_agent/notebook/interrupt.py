@@ -5,8 +5,8 @@ message, restoring ``kernel.saved_sigint_handler`` afterwards (ipykernel 6.29 to
 While any run is active we put our handler there. On SIGINT it stops every active run:
 
 * inside a run's blocking code (the ``python`` tool executing user code on the main thread, as
-  the run's ``code_running`` says), it raises ``AgentInterrupted``, an ``Exception``: a ``KeyboardInterrupt`` raised inside a task
-  escapes the event loop and kills the kernel. The tool turns it into an "interrupted" result,
+  the run's ``code_running`` says), it raises ``AgentInterrupted``, an ``Exception``: a
+  ``KeyboardInterrupt`` raised inside a task escapes the event loop and kills the kernel. The tool turns it into an "interrupted" result,
   and the run is told (``in_code``) so it stops once that result is recorded;
 * otherwise (the loop is parked, e.g. waiting on the model, or another step of the run is
   running) it schedules ``interrupt()`` with ``call_soon_threadsafe``, which wakes the selector at

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Callable
 
 POLL = 0.001  # seconds between checks: lets callbacks, timers and other tasks run
@@ -18,4 +19,13 @@ async def wait_until(condition: Callable[[], object], timeout: float = 5.0, what
         await asyncio.sleep(POLL)
 
 
-__all__ = ["wait_until"]
+def listening(port: int) -> bool:
+    """Whether something accepts connections on 127.0.0.1:port."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
+__all__ = ["listening", "wait_until"]

@@ -88,3 +88,9 @@ def test_clock_counts_a_child_that_is_still_running():
     finally:
         child.kill()
         child.wait(timeout=30)
+
+
+def test_quantile_is_the_nearest_rank():
+    quantile = bench_stats.quantile
+    values = [5.0, 1.0, 4.0, 2.0, 3.0]
+    assert (quantile(values, 0.0), quantile(values, 0.5), quantile(values, 0.95), quantile(values, 1.0)) == (1.0, 3.0, 5.0, 5.0)

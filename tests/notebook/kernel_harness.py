@@ -143,6 +143,15 @@ class KernelHarness:
                 return Reply(msg_id, msg["content"], elapsed)
         raise KernelTimeout(f"no execute_reply for {msg_id} within {timeout} s")
 
+    def round_trip(self, code: str = "1+1", timeout: float = REPLY_TIMEOUT) -> float:
+        """Seconds from sending ``code`` (not stored in history) to its execute_reply; iopub is left unread."""
+        sent = time.monotonic()
+        msg_id = self.kc.execute(code, store_history=False)
+        while True:
+            reply = self.kc.get_shell_msg(timeout=timeout)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                return time.monotonic() - sent
+
     def execute(self, code: str, timeout: float = REPLY_TIMEOUT, *, check: bool = True) -> Reply:
         """Runs code; waits for the reply and the cell's idle status; raises on error if ``check``."""
         msg_id = self.send(code)

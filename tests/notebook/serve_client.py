@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import socket
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,14 +27,6 @@ def served_from(output: str) -> Served:
     url, token = URL.search(output), TOKEN.search(output)
     assert url and token, f"no URL or token in the serve cell's output:\n{output}"
     return Served(url.group(0), int(url.group(1)), token.group(1))
-
-
-def listening(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 async def _session_call(url: str, token: str | None, action: Any, progress: list[str]) -> Any:

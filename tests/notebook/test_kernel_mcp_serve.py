@@ -9,7 +9,9 @@ import time
 
 import pytest
 from kernel_harness import notebook_kernel
-from serve_client import Call, list_tools, listening, served_from, text_of, tool_call
+from serve_client import Call, list_tools, served_from, text_of, tool_call
+
+from jupyter_agent.testing.waiting import listening
 
 pytestmark = pytest.mark.kernel
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -106,12 +105,3 @@ def tools(ran: list[str] | None = None, shell: Shell | None = None) -> list[Agen
         AgentTool("variables", "The namespace.", NoArgs, variables, label="Variables", read_only=True),
         AgentTool("python", "Run code.", CodeArgs, python, label="Python"),
     ]
-
-
-def listening(port: int) -> bool:
-    """Whether something accepts connections on 127.0.0.1:port."""
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False

@@ -3,9 +3,10 @@
 import asyncio
 
 import pytest
-from serve_fakes import Renderer, Session, listening, tools
+from serve_fakes import Renderer, Session, tools
 
 from jupyter_agent.features.mcp_server import AlreadyServingError, McpServe, ServeSettings, serving
+from jupyter_agent.testing.waiting import listening
 
 pytestmark = pytest.mark.anyio
 
