@@ -153,7 +153,7 @@ def main() -> None:
         h = notebook_kernel(pathlib.Path(folder), notebook_name="bench.ipynb")
         try:
             h.execute(NAMESPACE)
-            served = served_from(h.outputs_of(h.execute("%agent serve -p yolo").msg_id))
+            served = served_from(h, h.execute("%agent serve -p yolo").msg_id)
             h.execute(IN_PROCESS)
             client = Client(served.url, served.token)
             try:

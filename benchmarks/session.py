@@ -35,8 +35,8 @@ RATIO_TARGET = 1.5
 LOAD_TARGET_S = 0.5
 
 
-def conversation(count: int) -> list:
-    """A realistic mix: a prompt, an assistant tool call, its result, repeated."""
+def conversation(count: int, model: str = "bench") -> list:
+    """A realistic mix: a prompt, an assistant tool call, its result, repeated (the calls by ``model``)."""
     messages = []
     for index in range(count):
         kind = index % 3
@@ -45,7 +45,7 @@ def conversation(count: int) -> list:
         elif kind == 1:
             code = f"ax = df.plot(x='time', y='c{index}')\nax.set_title('column {index}')\n"
             call = ToolCall(id=f"call_{index}", name="python", arguments={"code": code})
-            messages.append(AssistantMessage(content=[TextContent(text="Let me plot that."), call], model="bench"))
+            messages.append(AssistantMessage(content=[TextContent(text="Let me plot that."), call], model=model))
         else:
             result = f"<Axes: title={{'center': 'column {index}'}}>\nmean={index * 0.5:.2f}"
             content = [TextContent(text=result)]

@@ -1,9 +1,10 @@
 """The static finish of a turn: its size, and the kernel memory it saves.
 
-* Bytes of the static rendering (``text/markdown`` + ``text/html`` of the finished cell, images
-  aside) against the answer's own length, for a 20 KB Markdown answer (target: ≤ 2.5×, judged on
-  the worst round), and the wall and CPU time of recording the turn and rendering it, against
-  rendering the answer's Markdown alone (``render_markdown``) in the same rounds.
+* Bytes of the static rendering (``text/markdown`` + ``text/plain`` of the finished cell, images
+  aside; a saved output has no ``text/html``) against the answer's own length, for a 20 KB
+  Markdown answer (target: ≤ 2.5×, judged on the worst round), and the wall and CPU time of
+  recording the turn and making its outputs, against rendering the answer's Markdown alone
+  (``render_markdown``) in the same rounds.
 * Kernel RSS growth over 30 ``%%agent`` turns (20 KB answers, scripted model) with the static
   finish against the same turns with the panel's widgets retained (the live panel left as it was
   when the turn ended), measured in two kernels started by the same run. The turns run in 5
@@ -46,7 +47,7 @@ RSS = "int(open('/proc/self/statm').read().split()[1]) * __import__('os').syscon
 
 
 def rendering_bytes(chars: int = ANSWER_CHARS) -> tuple[int, int, int, tuple[float, float]]:
-    """(answer bytes, markdown bytes, html bytes, (wall, CPU) of recording and rendering) of one
+    """(answer bytes, markdown bytes, plain text bytes, (wall, CPU) of recording and rendering) of one
     finished turn answering ``chars`` of Markdown."""
     answer = sample_answer(chars)
     clock = Clock()
@@ -63,7 +64,7 @@ def rendering_bytes(chars: int = ANSWER_CHARS) -> tuple[int, int, int, tuple[flo
     [bundle] = recorder.document.bundles(summary=recorder.summary())
     elapsed = clock.elapsed()
     size = len(answer.encode())
-    return size, len(bundle["text/markdown"].encode()), len(bundle["text/html"].encode()), elapsed
+    return size, len(bundle["text/markdown"].encode()), len(bundle["text/plain"].encode()), elapsed
 
 
 def markdown_alone(chars: int = ANSWER_CHARS) -> tuple[float, float]:
@@ -141,9 +142,9 @@ def main() -> None:
     for _ in range(args.rounds):
         renders.append(rendering_bytes())
         baseline.append(markdown_alone())
-    answer, markdown, html, _ = renders[0]
+    answer = renders[0][0]
     print(f"static rendering of a {answer / 1000:.0f} KB answer, {args.rounds} interleaved rounds (min–median–max):")
-    print(f"  markdown {spread([r[1] for r in renders], digits=0)} B + html {spread([r[2] for r in renders], digits=0)} B")
+    print(f"  markdown {spread([r[1] for r in renders], digits=0)} B + plain text {spread([r[2] for r in renders], digits=0)} B")
     print("  " + verdict("static rendering / answer", [(r[1] + r[2]) / r[0] for r in renders], BYTES_TARGET, unit="×"))
     print(
         "  "

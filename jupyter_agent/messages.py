@@ -12,9 +12,11 @@ that may change it (listener events, hook contexts, the returned message) is a c
 
 from __future__ import annotations
 
+import itertools
+import operator
 import time
 import weakref
-from functools import partial
+from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Generic, Literal, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -165,24 +167,117 @@ class PerMessage(Generic[ResultT]):
     thousands of them every step: what is derived from one (its request form, its token
     estimate) is computed once. A message whose content grew since (a partial one, still
     streaming) is computed afresh. A result is shared: callers must not change it.
+
+    Every ``PerMessage`` keeps its results in one table shared by all of them, a row per message
+    (one weak reference, one list), so a long session's thousands of messages cost the garbage
+    collector a few objects each rather than a few per derived value.
     """
 
     def __init__(self, compute: Callable[[Any], ResultT]) -> None:
         self._compute = compute
-        self._entries: dict[int, tuple[weakref.ref[Any], int, ResultT]] = {}
+        self._slot = next(_SLOTS)
 
     def __call__(self, message: Any) -> ResultT:
         key, size = id(message), len(message.content)
-        entry = self._entries.get(key)
-        if entry is not None and entry[0]() is message and entry[1] == size:
-            return entry[2]
-        result = self._compute(message)
-        self._entries[key] = (weakref.ref(message, partial(_forget, self._entries, key)), size, result)
-        return result
+        row = _DERIVED.get(key)
+        if row is None or row[0]() is not message or row[1] != size:
+            row = _DERIVED[key] = [_MessageRef(message, key), size]
+        slot = self._slot
+        if len(row) <= slot:
+            row.extend([_MISSING] * (slot + 1 - len(row)))
+        result = row[slot]
+        if result is _MISSING:
+            result = row[slot] = self._compute(message)
+        return result  # type: ignore[no-any-return]  # the slot holds this PerMessage's results only
 
 
-def _forget(entries: dict[int, Any], key: int, _gone: object) -> None:
-    entries.pop(key, None)
+class _MessageRef(weakref.ref):  # type: ignore[type-arg]
+    """A weak reference that knows its row of ``_DERIVED`` (one callback for every row)."""
+
+    __slots__ = ("key",)
+
+    def __new__(cls, message: Any, key: int) -> _MessageRef:
+        return super().__new__(cls, message, _forget)
+
+    def __init__(self, message: Any, key: int) -> None:
+        super().__init__(message, _forget)  # type: ignore[call-arg]  # weakref.ref takes (object, callback)
+        self.key = key
+
+
+# id(message) -> [weak reference, len(content) when computed, a result per PerMessage slot].
+_DERIVED: dict[int, list[Any]] = {}
+
+
+def _forget(ref: _MessageRef, derived: dict[int, list[Any]] = _DERIVED) -> None:
+    # The table is bound here: at interpreter exit the module's globals are None before the
+    # last messages go, and their callbacks still run.
+    row = derived.get(ref.key)
+    if row is not None and row[0] is ref:  # not a newer message that got the same id
+        del derived[ref.key]
+
+
+_SLOTS = itertools.count(2)
+_MISSING = object()
+
+
+StateT = TypeVar("StateT")
+
+# Beyond this many differing objects the lists are compared as new: comparing messages by value
+# costs more than the work resumed for a few, and a long differing run is another history.
+_VALUE_COMPARED = 64
+
+
+class PrefixCache(Generic[StateT]):
+    """The state of a left-to-right pass over a history, resumed where the previous pass stopped.
+
+    A step only appends to the history it resends, so a pass over it (the request's messages,
+    their token count) continues from the state it reached over the previous call's list when the
+    new list starts with it, and starts over otherwise (a compaction, another history). The lists
+    are compared by identity, except for a short stretch of equal copies (a session file's copies
+    of the previous turn's messages). ``size`` lists are remembered, each with its first message
+    and ``key`` (what the pass depends on besides the messages, e.g. the model); the cache holds
+    them (and so their messages) until newer ones push them out.
+    """
+
+    def __init__(self, size: int = 8) -> None:
+        self._size = size
+        self._entries: dict[tuple[Hashable, int], tuple[list[Any], StateT]] = {}
+
+    def resume(self, key: Hashable, messages: Sequence[Any]) -> tuple[int, StateT | None]:
+        """(the index to continue at, the state there), or (0, None) to start over. The state is
+        the caller's now (it leaves the cache, so a pass that fails leaves nothing half done):
+        give it back with ``keep``."""
+        if not messages:
+            return 0, None
+        entry = self._entries.pop((key, id(messages[0])), None)
+        if entry is None:
+            return 0, None
+        seen, state = entry
+        if len(seen) > len(messages) or not _starts_with(messages, seen):
+            return 0, None
+        return len(seen), state
+
+    def keep(self, key: Hashable, messages: Sequence[Any], state: StateT) -> None:
+        """Remembers ``state`` as the pass's state after ``messages`` (copied: the caller's list grows)."""
+        if not messages:
+            return
+        self._entries[(key, id(messages[0]))] = (list(messages), state)
+        while len(self._entries) > self._size:
+            del self._entries[next(iter(self._entries))]  # the oldest
+
+
+def _starts_with(messages: Sequence[Any], seen: list[Any]) -> bool:
+    same = list(map(operator.is_, seen, messages))
+    try:
+        first = same.index(False)
+    except ValueError:
+        return True
+    if len(seen) - first > _VALUE_COMPARED:
+        return False
+    try:
+        return list(messages[first : len(seen)]) == seen[first:]
+    except Exception:  # noqa: BLE001 - a value in ``details`` that cannot be compared: not the same
+        return False
 
 
 MessageT = TypeVar("MessageT", bound=BaseModel)
@@ -263,6 +358,7 @@ def without_turn_context(text: str) -> str:
 
 __all__ = [
     "PerMessage",
+    "PrefixCache",
     "AssistantContentBlock",
     "AssistantMessage",
     "Cost",

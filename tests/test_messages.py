@@ -116,7 +116,7 @@ def test_text_with_undecodable_bytes_becomes_valid_utf8():
 def test_per_message_computes_once_per_live_message_and_afresh_when_its_content_grew():
     import gc
 
-    from jupyter_agent.messages import AssistantMessage, PerMessage, TextContent, UserMessage
+    from jupyter_agent.messages import _DERIVED, AssistantMessage, PerMessage, TextContent, UserMessage
 
     calls = []
     memo = PerMessage(lambda message: calls.append(type(message).__name__) or len(calls))
@@ -126,6 +126,53 @@ def test_per_message_computes_once_per_live_message_and_afresh_when_its_content_
     assert memo(partial) == 3
     partial.content.append(TextContent(text="b"))  # still streaming: not the value it was
     assert memo(partial) == 4 and memo(partial) == 4
+    kept = {id(first), id(twin), id(partial)}
     del first, twin, partial
     gc.collect()
-    assert memo._entries == {}  # nothing kept for messages that are gone
+    assert not kept & set(_DERIVED)  # nothing kept for messages that are gone
+
+
+def test_prefix_cache_resumes_a_list_that_grew_and_starts_over_for_another():
+    from jupyter_agent.messages import PrefixCache
+
+    cache: PrefixCache[str] = PrefixCache(size=2)
+    history = [UserMessage(content=str(number)) for number in range(5)]
+    assert cache.resume("model", history) == (0, None)
+    cache.keep("model", history, "state after 5")
+    history.append(UserMessage(content="5"))  # the caller's list grew: the kept copy did not
+    assert cache.resume("model", history) == (5, "state after 5")
+    assert cache.resume("model", history) == (0, None)  # the state is the caller's until kept again
+    cache.keep("model", history, "state after 6")
+    assert cache.resume("other model", history) == (0, None)
+    assert cache.resume("model", history[:3]) == (0, None)  # shorter: not a continuation
+    cache.keep("model", history, "state after 6")
+    changed = [*history[:2], UserMessage(content="changed"), *history[3:]]
+    assert cache.resume("model", changed) == (0, None)
+    cache.keep("model", history, "state after 6")
+    # A session file's copies of the last messages are equal values: the pass continues past them.
+    copies = [*history[:4], *(message.model_copy(deep=True) for message in history[4:]), UserMessage(content="6")]
+    assert cache.resume("model", copies) == (6, "state after 6")
+
+
+def test_prefix_cache_compares_few_copies_by_value_and_forgets_the_oldest_lists():
+    from jupyter_agent.messages import PrefixCache
+
+    cache: PrefixCache[int] = PrefixCache(size=2)
+    history = [UserMessage(content=str(number)) for number in range(100)]
+    cache.keep(None, history, 1)
+    # Equal copies of most of a history are another history: comparing them all costs more than a pass.
+    assert cache.resume(None, [history[0], *(message.model_copy() for message in history[1:])]) == (0, None)
+    lists = [[UserMessage(content=f"{name}")] for name in "abc"]
+    for number, messages in enumerate(lists):
+        cache.keep(None, messages, number)
+    assert cache.resume(None, lists[0]) == (0, None)  # pushed out by the two newer ones
+    assert cache.resume(None, lists[2]) == (1, 2)
+    # A value that cannot be compared (an array in details) means "not the same", never an error.
+    odd = ToolResultMessage(tool_call_id="c", tool_name="t", details=Incomparable())
+    cache.keep(None, [history[0], odd], 5)
+    assert cache.resume(None, [history[0], odd.model_copy(update={"details": Incomparable()})]) == (0, None)
+
+
+class Incomparable:
+    def __eq__(self, other):
+        raise ValueError("the truth value of an array is ambiguous")

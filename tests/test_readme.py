@@ -8,7 +8,7 @@ import re
 import subprocess
 import sys
 
-from jupyter_agent.testing.fake_provider import FakeProvider, text
+from jupyter_agent.testing.fake_provider import FakeProvider, rejected_key, text
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -36,6 +36,27 @@ def test_the_library_snippet_runs_as_a_plain_script(tmp_path):
         done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("A short summary.\ncompleted: 1 steps, $")
+
+
+def test_the_library_snippet_says_why_a_run_failed(tmp_path):
+    script = tmp_path / "snippet.py"
+    script.write_text(blocks(section("As a library"), "python")[0])
+    env = {key: value for key, value in os.environ.items() if not key.endswith("_API_KEY")}
+    with FakeProvider() as provider:
+        provider.queue(rejected_key())
+        env.update(OPENAI_API_KEY="sk-wrong", OPENAI_API_BASE=provider.api_base, PYTHONPATH=str(ROOT))
+        done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[0].startswith("error: ") and lines[1].startswith("openai: authentication failed (401): Incorrect API key")
+
+
+def test_the_readme_says_what_an_editable_install_does_with_node():
+    """It builds the extension: minutes, ~450 MB of node_modules, and pip silent about it without -v."""
+    quick_start = " ".join(section("Quick start").split())
+    for words in ("with Node.js on `PATH` also builds the extension", "a few minutes", "about 450 MB of `node_modules`"):
+        assert words in quick_start, words
+    assert "pip prints nothing meanwhile unless you add `-v`" in quick_start
 
 
 def test_no_link_leaves_the_repository():

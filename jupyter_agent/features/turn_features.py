@@ -1,151 +1,142 @@
-"""Plan, memory and delegation for one notebook turn.
+"""``TurnFeatures``: the features of one turn, opened from the registry in its order.
 
-* the task plan (always on): loaded from the session's ``<name>.plan.json``, saved on every change,
-  shown live by the renderer and re-sent in every request's step context (after the history,
-  never stored in it), so it survives resume and compaction;
-* memory (opt-in: ``--memory`` / ``AgentMagics.memory``): the ``memory`` tool, the index in the
-  step context every step, and after the turn one extraction request whose changes the renderer
-  shows with an undo;
-* delegation (opt-in: ``--delegate`` / ``AgentMagics.delegate``): the ``delegate`` tool, its
-  children's events shown by the renderer as nested cards and recorded, each child in a session
-  file of its own beside the parent's (``<session>.children/``).
+The runner's one handle on features: it opens every enabled feature (``open``), lets them change
+the run (``amend``), waits for their slow work (``start``), builds the run's tools and system
+prompt from the toolset's and theirs (``tools``, ``system``), gives the run its per-step hook
+(``prepare_step``: the step context of every feature, and a new tool list when one changed), and
+tells them when the run exists, when it ended and when Stop was pressed.
 
-The system prompt stays the same from step to step and turn to turn (a provider caches it with
-the tools and the history): a plan item ticked off or a note saved changes only the step context.
-
-The renderer surface used here: ``show_plan(plan)``, ``memory_saved(*changes)``,
-``child_event(child_id, event)`` and ``note(text)``.
+Every feature's hook runs in registry order; a feature whose hook raises fails the turn as any
+other part of it would (the runner shows the error), but a feature cannot stop the others from
+hearing ``stop``.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from jupyter_agent.features.delegation.tool import DelegationContext, delegate_tool
-from jupyter_agent.features.delegation.transcripts import ChildTranscripts
-from jupyter_agent.features.memory.notebook_memory import NotebookMemory
-from jupyter_agent.features.memory.store import MEMORY_FOLDER, MemoryStore
-from jupyter_agent.features.plan.file import PlanFile
-from jupyter_agent.features.plan.prompt import plan_step_section
-from jupyter_agent.features.plan.state import PlanState
-from jupyter_agent.features.plan.tool import plan_tool
-from jupyter_agent.loop import AbortController, AgentTool
-from jupyter_agent.tools.step_context import step_context_hook
+from jupyter_agent.features.feature import Feature, FeatureTurn, RunPlan, TurnContext
+from jupyter_agent.loop import AgentTool
+from jupyter_agent.runtime import StepContext, StepOverrides
+from jupyter_agent.tools.step_context import compose_sections
 
-SAVING_MEMORY = "Saving what this turn taught to memory…"
-# A stopped or failed turn taught nothing reliable, and the user asked it to end: no extra request.
-_NO_EXTRACTION_AFTER = frozenset({"aborted", "error"})
+if TYPE_CHECKING:
+    from jupyter_agent.messages import Message
+    from jupyter_agent.runtime import AgentRun, RunResult
+    from jupyter_agent.runtime.limits import Hook
+
+TOOLSET = ""  # who offers the toolset's tools, in ``offered()``
 _log = logging.getLogger(__name__)
 
 
-def memory_store(session: Any) -> MemoryStore:
-    """The notebook's memory: ``<notebook stem>.agent/memory/``, shared by all its sessions."""
-    return MemoryStore(session.path.parent / MEMORY_FOLDER)
-
-
-@dataclass
 class TurnFeatures:
-    plan: PlanState
-    memory: NotebookMemory
-    renderer: Any
-    tools: list[AgentTool] = field(default_factory=list)  # plan, memory and delegate tools of this turn
-    delegation: DelegationContext | None = None
-    child_transcripts: ChildTranscripts | None = None  # each sub-agent's session file
-    _extraction: AbortController | None = None
+    def __init__(self, base_tools: Sequence[AgentTool], opened: Sequence[tuple[str, FeatureTurn]]) -> None:
+        self.base_tools = list(base_tools)
+        self.opened = list(opened)
+        self._tools_changed = False  # once a feature's tools changed, every step sends the current list
+        self._wraps: dict[int, tuple[AgentTool, AgentTool]] = {}  # id(tool) -> (tool, wrapped): made once
+        self._run_tools: set[int] = set()  # ids of the wrapped tools the run started with
 
     @classmethod
-    def build(cls, session: Any, settings: Any, renderer: Any, resolved: Any, base_tools: list[AgentTool]) -> "TurnFeatures":
-        plan = PlanFile(session.path).state()
-        plan.on_change(renderer.show_plan)
-        if plan and not all(item.status == "done" for item in plan.items):
-            renderer.show_plan(plan)  # an unfinished plan from an earlier turn is what this one continues
-        memory = NotebookMemory(memory_store(session), enabled=settings.memory)
-        features = cls(plan=plan, memory=memory, renderer=renderer)
-        if tuple(settings.tools) == ("none",):
-            return features  # "--tools none": no tools at all, the plan's included
-        features.tools = [plan_tool(plan), *memory.tools(on_change=_quietly(features._memory_changed))]
-        if settings.delegate:
-            transcripts = features.child_transcripts = ChildTranscripts(session.path)
+    def open(cls, features: Sequence[Feature], context: TurnContext, base_tools: Sequence[AgentTool]) -> TurnFeatures:
+        """Opens each feature the settings enable, in order; one that is ``alone`` ends the list."""
+        turn = cls(base_tools, [])
+        context = context.with_tools(base_tools)
+        context = _with_turn_tools(context, turn.offered)
+        for feature in features:
+            if not feature.enabled(context.settings):
+                continue
+            opened = feature.open(context)
+            turn.opened.append((feature.name, opened))
+            if opened.alone:
+                break
+            context = context.with_tools([*context.tools, *opened.tools])
+        return turn
 
-            def on_child_event(child_id: str, event: Any) -> None:
-                transcripts.record(child_id, event)
-                renderer.child_event(child_id, event)
+    @property
+    def turns(self) -> list[FeatureTurn]:
+        return [opened for _name, opened in self.opened]
 
-            features.delegation = DelegationContext(
-                resolved.model,
-                resolved.stream_fn or _default_stream_fn(),
-                tools=base_tools,
-                on_child_event=on_child_event,
-            )
-            features.tools.append(delegate_tool(features.delegation))
-        return features
+    def amend(self, plan: RunPlan) -> RunPlan:
+        for opened in self.turns:
+            plan = opened.amend(plan)
+        return plan
 
-    def prepare_step(self) -> Callable:
-        """The ``prepare_step`` of the turn (``turn_step_context``)."""
-        return turn_step_context(self.plan, self.memory)
+    async def start(self) -> None:
+        for opened in self.turns:
+            await opened.start()
 
-    def attach(self, run: Any) -> None:
-        if self.delegation is not None:
-            self.delegation.attach(run)
+    def offered(self) -> dict[str, list[AgentTool]]:
+        """The turn's tools by who offers them, unwrapped (``TOOLSET`` for the toolset's)."""
+        offered = {TOOLSET: list(self.base_tools)}
+        for name, opened in self.opened:
+            offered[name] = list(opened.tools)
+        return offered
 
-    async def after_turn(self, result: Any, prior_count: int, resolved: Any, store: Any) -> None:
-        """Memory extraction from the messages this turn added; the renderer shows what was saved."""
-        if not self.memory.enabled or result.reason in _NO_EXTRACTION_AFTER:
-            return
-        self._extraction = AbortController()
-        model = resolved.model
-        note = _quietly(self.renderer.note)
-        note(SAVING_MEMORY)
-        try:
-            changes = await self.memory.after_turn(
-                resolved.stream_fn or _default_stream_fn(),
-                model,
-                result.messages[prior_count:],
-                signal=self._extraction.signal,
-                on_usage=lambda usage: store.record_usage(usage, model=model, purpose="memory"),
-            )
-        finally:
-            note("")
-            self._extraction = None
-        if changes:
-            _quietly(self._memory_changed)(*changes)
-        store.sync()
+    def tools(self) -> list[AgentTool]:
+        """Every tool of the turn, each passed through every feature's ``wrap`` (once per tool)."""
+        return [self._wrapped(tool) for tools in self.offered().values() for tool in tools]
 
-    def _memory_changed(self, *changes: Any) -> None:
-        from jupyter_agent.features.memory.undo_log import MemoryUndoLog
+    def run_tools(self) -> list[AgentTool]:
+        """``tools()`` as the run starts with them: later steps name these instead of sending them again."""
+        tools = self.tools()
+        self._run_tools = {id(tool) for tool in tools}
+        return tools
 
-        MemoryUndoLog(self.memory.store).record(*changes)  # %agent memory undo, after a reopen too
-        self.renderer.memory_saved(*changes)
+    def system(self, base: str) -> str:
+        """``base`` and every feature's system section, separated by blank lines."""
+        sections = [section for opened in self.turns if (section := opened.system_section())]
+        return "\n\n".join([base, *sections]) if sections else base
+
+    def step_section(self) -> str:
+        return compose_sections([opened.step_section for opened in self.turns]) or ""
+
+    def prepare_step(self) -> Hook:
+        """The run's ``prepare_step``: every feature's step section as the step context, and the
+        current tools once a feature's tools changed (a server's new list)."""
+
+        async def prepare_step(context: StepContext) -> StepOverrides:
+            for opened in self.turns:
+                if await opened.before_step():
+                    self._tools_changed = True
+            tools: list[str | AgentTool] | None = None
+            if self._tools_changed:
+                tools = [tool.name if id(tool) in self._run_tools else tool for tool in self.tools()]
+            return StepOverrides(tools=tools, step_context=compose_sections([opened.step_section for opened in self.turns]))
+
+        return prepare_step
+
+    def attach(self, run: AgentRun) -> None:
+        for opened in self.turns:
+            opened.attach(run)
+
+    async def after(self, result: RunResult, added: Sequence[Message]) -> None:
+        for opened in self.turns:
+            await opened.after(result, added)
 
     def stop(self) -> None:
-        """Stop (or Interrupt) while memory is being extracted: abandon the request."""
-        if self._extraction is not None:
-            self._extraction.abort()
+        for name, opened in self.opened:
+            try:
+                opened.stop()
+            except Exception:  # noqa: BLE001 - every feature must hear Stop
+                _log.exception("feature %s failed to stop", name)
+
+    def _wrapped(self, tool: AgentTool) -> AgentTool:
+        known = self._wraps.get(id(tool))
+        if known is not None and known[0] is tool:
+            return known[1]
+        wrapped = tool
+        for opened in self.turns:
+            wrapped = opened.wrap(wrapped)
+        self._wraps[id(tool)] = (tool, wrapped)
+        return wrapped
 
 
-def turn_step_context(plan: PlanState, memory: NotebookMemory) -> Callable:
-    """``prepare_step`` giving every step of a turn its context: the current plan and the memory index."""
-    return step_context_hook([lambda: plan_step_section(plan), memory.step_section])
+def _with_turn_tools(context: TurnContext, offered: Callable[[], dict[str, list[AgentTool]]]) -> TurnContext:
+    import dataclasses
+
+    return dataclasses.replace(context, turn_tools=offered)
 
 
-def _quietly(show: Callable[..., Any]) -> Callable[..., None]:
-    """A renderer call that cannot fail the turn: the memory was saved whether or not it is shown."""
-
-    def call(*args: Any) -> None:
-        try:
-            show(*args)
-        except Exception:  # noqa: BLE001
-            _log.exception("the renderer could not show a memory change")
-
-    return call
-
-
-def _default_stream_fn() -> Any:
-    from jupyter_agent.runtime.options import default_stream_fn
-
-    return default_stream_fn()
-
-
-__all__ = ["SAVING_MEMORY", "TurnFeatures", "memory_store", "turn_step_context"]
+__all__ = ["TOOLSET", "TurnFeatures"]

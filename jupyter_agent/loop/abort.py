@@ -5,23 +5,36 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Awaitable, Callable, TypeVar
 
+from jupyter_agent.errors import JupyterAgentError
+
 T = TypeVar("T")
 
 
-def cancelled_details() -> dict[str, bool]:
-    """The ``details`` of a tool result made because the run was stopped, not because the tool failed."""
-    return {"cancelled": True}
+def cancelled_details(*, while_running: bool = False) -> dict[str, bool]:
+    """The ``details`` of a tool result made because the run was stopped, not because the tool failed.
+
+    ``while_running``: the call had started and was stopped in its work (the views say "stopped"),
+    rather than never run (they say "cancelled")."""
+    return {"cancelled": True, "while_running": True} if while_running else {"cancelled": True}
+
+
+def was_stopped_while_running(details: object) -> bool:
+    return was_cancelled(details) and isinstance(details, dict) and details.get("while_running") is True
 
 
 def was_cancelled(details: object) -> bool:
     return isinstance(details, dict) and details.get("cancelled") is True
 
 
-class RunCancelled(Exception):
-    """The default abort reason. An ``Exception``: a ``BaseException`` would kill the kernel."""
+class RunCancelled(JupyterAgentError):
+    """The default abort reason. An ``Exception``: a ``BaseException`` would kill the kernel.
 
-    def __init__(self, message: str = "Run cancelled") -> None:
+    ``details``: a tool that raises it when stopped in its work may give its result details as
+    ``ToolError`` does (a dict, which the loop marks as stopped; e.g. the user's copy of the output)."""
+
+    def __init__(self, message: str = "Run cancelled", details: Any = None) -> None:
         super().__init__(message)
+        self.details = details
 
 
 class AbortSignal:
@@ -93,6 +106,10 @@ async def abortable(awaitable: Awaitable[T], signal: AbortSignal) -> T:
     finally:
         signal.remove_listener(on_abort)
     if signal.reason is not None:
+        # A task that ended reporting its own stop (RunCancelled: the python tool's interrupted code,
+        # with what it printed) is the cancellation's account: it is raised instead of the bare reason.
+        if task.done() and not task.cancelled() and isinstance(task.exception(), RunCancelled):
+            raise task.exception()  # type: ignore[misc]
         # Cancellation wins, even over a task that failed at the same moment.
         if not task.done():
             task.cancel()

@@ -23,6 +23,7 @@ from jupyter_agent.loop.types import (
     EventListener,
     MessageEndEvent,
     MessageStartEvent,
+    ResponseTruncated,
     SteeringFn,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
@@ -63,12 +64,11 @@ async def run_agent_loop(
             raise AgentLoopError(turns_exhausted(options.max_turns))
         turns += 1
         messages, metadata = build_model_input(history, settings.model)
+        # The messages are validated values: validating a long session's thousands again costs
+        # milliseconds a step, so only the rest is validated.
         context = Context(
-            system_prompt=settings.system_prompt,
-            messages=messages,
-            tools=settings.tool_specs,
-            step_context=settings.step_context,
-        )
+            system_prompt=settings.system_prompt, tools=settings.tool_specs, step_context=settings.step_context
+        ).model_copy(update={"messages": messages})
         message = await stream_model_response(
             settings.stream_fn, settings.model, context, settings.stream_options, metadata, signal, emit
         )
@@ -101,7 +101,7 @@ def _reject_stop_reason(message: AssistantMessage) -> None:
     if message.stop_reason in ("error", "aborted"):
         raise AgentLoopError(message.error_message or f"Model response ended with {message.stop_reason}")
     if message.stop_reason == "length":
-        raise AgentLoopError(TRUNCATED)
+        raise ResponseTruncated(TRUNCATED)
 
 
 async def _run_tool_batch(
@@ -134,7 +134,7 @@ async def _pair_unanswered(message: AssistantMessage, history: list[Message], fa
     cancelled = isinstance(failure, (asyncio.CancelledError, RunCancelled))
     if isinstance(failure, asyncio.CancelledError):
         text = str(RunCancelled())
-    elif isinstance(failure, AgentLoopError) and str(failure) == TRUNCATED:
+    elif isinstance(failure, ResponseTruncated):
         text = None
     else:
         text = describe_exception(failure)

@@ -1,6 +1,9 @@
 """One tool call: lookup, argument validation and coercion, execution, the result envelope.
 
-Every failure the model can act on becomes an error result; only cancellation raises.
+Every failure the model can act on becomes an error result; only cancellation raises. An
+exception with a ``details`` attribute (e.g. ``ToolError(message, details=...)``) gives its error
+result those details, as a returned ``ToolOutput`` gives its result its own: the model reads the
+message, renderers may read the details (the user's copy of an output the model's withheld).
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from jupyter_agent.loop.abort import AbortSignal, abortable
+from jupyter_agent.loop.abort import AbortSignal, RunCancelled, abortable, cancelled_details
 from jupyter_agent.loop.types import AgentTool, ToolOutput
 from jupyter_agent.messages import ImageContent, TextContent, ToolCall, ToolResultMessage, copy_json
 
 _LISTED_TOOLS = 20  # enough to recover from a typo without flooding the context
+_ECHOED_CHARS = 2_000  # of the arguments a validation error shows back: enough to see the mistake
 
 
 def tool_not_found(name: str, tools: Mapping[str, AgentTool]) -> str:
@@ -35,11 +39,16 @@ def validation_failed(name: str, error: ValidationError, arguments: dict[str, An
         location = ".".join(str(part) for part in item["loc"]) or "root"
         problems.append(f"  - {location}: {item['msg']}")
     received = json.dumps(arguments, indent=2, default=str, ensure_ascii=False)
+    if len(received) > _ECHOED_CHARS:
+        # Echoing a 5 MB argument would put it into the context a second time.
+        received = f"{received[:_ECHOED_CHARS]}… ({len(received)} characters of arguments in all; only their start is shown)"
     return f'Validation failed for tool "{name}":\n' + "\n".join(problems) + f"\n\nReceived arguments:\n{received}"
 
 
-def error_result(call: ToolCall, text: str) -> ToolResultMessage:
-    return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=[TextContent(text=text)], is_error=True)
+def error_result(call: ToolCall, text: str, details: Any = None) -> ToolResultMessage:
+    return ToolResultMessage(
+        tool_call_id=call.id, tool_name=call.name, content=[TextContent(text=text)], details=details, is_error=True
+    )
 
 
 def describe_exception(error: BaseException) -> str:
@@ -63,9 +72,14 @@ async def execute_tool(call: ToolCall, tools: Mapping[str, AgentTool], signal: A
             returned = await abortable(returned, signal)
         content, details = normalize_output(returned)
     except Exception as error:  # noqa: BLE001 - the model reads tool failures as results
+        if isinstance(error, RunCancelled) and error is not signal.reason:
+            # The tool was stopped in its work (Stop, Interrupt) and says so, with what it did before:
+            # its own result, even when the run is stopping too; no failure.
+            own = error.details if isinstance(error.details, dict) else {}
+            return error_result(call, describe_exception(error), {**own, **cancelled_details(while_running=True)})
         if signal.reason is not None:
             raise signal.reason from None
-        return error_result(call, describe_exception(error))
+        return error_result(call, describe_exception(error), getattr(error, "details", None))
     signal.throw_if_aborted()
     return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=content, details=details)
 

@@ -46,7 +46,7 @@ async def stream_model_response(
         signal.add_listener(stream.interrupt_waits)
     try:
         next_event = _event_reader(stream, signal)
-        buffered = stream._events if own_stream else None
+        buffered = stream.buffered if own_stream else None
         while True:
             # Fast path: an event already buffered needs no await (the hot path of streaming).
             event: AssistantMessageEvent
@@ -85,7 +85,7 @@ async def stream_model_response(
 
 
 def _has_result(stream: object) -> bool:
-    return isinstance(stream, AssistantMessageEventStream) and stream.ended and stream._result is not None
+    return isinstance(stream, AssistantMessageEventStream) and stream.has_result
 
 
 def _event_reader(

@@ -7,6 +7,7 @@ from typing import Any, Awaitable, Callable, Literal, Sequence, Union
 
 from pydantic import BaseModel
 
+from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.loop.abort import AbortSignal
 from jupyter_agent.messages import (
     AssistantMessage,
@@ -19,8 +20,12 @@ from jupyter_agent.messages import (
 from jupyter_agent.model import AssistantMessageEvent, Model, StreamFn, StreamOptions, ToolSpec
 
 
-class AgentLoopError(RuntimeError):
+class AgentLoopError(RuntimeError, JupyterAgentError):
     """A failure of the loop itself (not invalid input, not cancellation)."""
+
+
+class ResponseTruncated(AgentLoopError):
+    """The model's response reached its output limit (stop reason ``length``): the run ends there."""
 
 
 @dataclass
@@ -30,10 +35,34 @@ class ToolOutput:
     details: Any = None
 
 
+@dataclass(frozen=True)
+class ApprovalNote:
+    """What an approval prompt shows beside a call's arguments (what they do not say: the cells a
+    call will run, how long one took last time); ``ask_always``: ask even when the user allowed the
+    tool or this exact call for the session (never in a mode that asks nothing)."""
+
+    text: str
+    ask_always: bool = False
+
+
 # Any: each tool's execute takes its own parameters model, which Callable cannot express.
 # What execute may return: text, blocks, a ToolOutput, or nothing.
 ToolReturn = Union[ToolOutput, str, Sequence[Any], None]
 ToolExecute = Callable[[Any, AbortSignal], Awaitable[ToolReturn]]
+
+
+@dataclass(frozen=True)
+class ApprovalPreview:
+    """What a call will do, in its tool's own words: shown when the call asks for approval, so
+    the user judges the change, not a JSON of arguments (``AgentTool.approval_preview``)."""
+
+    text: str
+    # How it is drawn: "diff" a unified diff (lines coloured by their sign), "code" a code block,
+    # "text" plain lines.
+    kind: Literal["diff", "code", "text"] = "text"
+    # True: ``text`` says all the call will do (a notebook edit's diff names the cell and holds the
+    # new source), so the prompt folds the arguments away. False: shown above the arguments.
+    complete: bool = False
 
 
 @dataclass
@@ -48,6 +77,26 @@ class AgentTool:
     # For a tool that only sometimes changes things (memory: list/read vs write/delete): calls for
     # which this returns True are treated as read-only and never gated either.
     read_only_call: Callable[[Any], bool] | None = None
+    # What a call will do, of the tool's own making (a notebook edit: the cell's diff; a cell run:
+    # the cell as the user sees it), shown when the call asks for approval. Given the call's
+    # arguments as JSON; None: the prompt shows the arguments alone. A preview that raises is
+    # dropped (the arguments show everything). It may be async (a cell run asks the live notebook
+    # for the cell); it is made only when the call asks.
+    approval_preview: Callable[[dict[str, Any]], ApprovalPreview | None | Awaitable[ApprovalPreview | None]] | None = None
+    # Seconds a call with these (validated) arguments may run before the tool interrupts it;
+    # ``None``: no limit. Hosts show it while the call runs (``ToolCallEvent.time_limit``).
+    time_limit: Callable[[Any], float | None] | None = None
+    # What the approval prompt of a call with these (validated) arguments adds (see ApprovalNote).
+    approval_note: Callable[[Any], ApprovalNote | None] | None = None
+
+    def limit_for(self, arguments: dict[str, Any]) -> float | None:
+        """``time_limit`` for raw arguments; ``None`` when there is none or they do not validate."""
+        if self.time_limit is None:
+            return None
+        try:
+            return self.time_limit(self.parameters.model_validate(arguments))
+        except ValueError:  # invalid arguments never run: there is nothing to limit
+            return None
 
     def spec(self) -> ToolSpec:
         return ToolSpec(name=self.name, description=self.description, parameters=tool_schema(self.parameters))

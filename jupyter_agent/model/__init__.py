@@ -22,7 +22,7 @@ from jupyter_agent.model.events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from jupyter_agent.model.transform import transform_messages, transform_with_origins
+from jupyter_agent.model.transform import transform_for_request, transform_messages, transform_with_origins
 from jupyter_agent.model.types import (
     Context,
     HistorySource,
@@ -63,6 +63,7 @@ __all__ = [
     "ToolRepairSource",
     "ToolSpec",
     "start_producer",
+    "transform_for_request",
     "transform_messages",
     "transform_with_origins",
 ]

@@ -10,6 +10,7 @@ import asyncio
 from collections import deque
 from typing import Awaitable, Callable, Protocol, Union
 
+from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.messages import AssistantMessage
 from jupyter_agent.model.events import AssistantMessageEvent, DoneEvent, ErrorEvent
 from jupyter_agent.model.types import Context, Model, ModelInputMetadata, StreamOptions
@@ -18,7 +19,7 @@ from jupyter_agent.model.waiters import Waiters
 STREAM_ENDED_WITHOUT_RESULT = "Model stream ended without a final response"
 
 
-class StreamEndedWithoutResult(RuntimeError):
+class StreamEndedWithoutResult(RuntimeError, JupyterAgentError):
     pass
 
 
@@ -55,6 +56,17 @@ class AssistantMessageEventStream:
     @property
     def ended(self) -> bool:
         return self._ended
+
+    @property
+    def buffered(self) -> deque[AssistantMessageEvent]:
+        """The events pushed and not read yet, in order; a reader may pop them without awaiting
+        (the hot path of streaming: ``loop/stream_response.py``)."""
+        return self._events
+
+    @property
+    def has_result(self) -> bool:
+        """The stream ended with a message (or an error message) that ``result()`` returns."""
+        return self._ended and self._result is not None
 
     def on_close(self, callback: Callable[[], None]) -> None:
         """Called once when the consumer closes the stream early (cancel, failure)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -20,6 +21,7 @@ from jupyter_agent.messages import (
     AssistantMessage,
     ImageContent,
     PerMessage,
+    PrefixCache,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -102,27 +104,45 @@ def to_tool_choice(choice: str | dict[str, Any]) -> str | dict[str, Any]:
 
 
 def to_litellm_messages(context: Context, model: Model) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
-    if context.system_prompt:
-        messages.append({"role": "system", "content": context.system_prompt})
+    """The request's messages: a new list (the caller may change it), of dicts shared with later
+    requests (nobody may change those)."""
     native_images = model.provider in NATIVE_TOOL_IMAGES
-    held_images: list[dict[str, Any]] = []  # tool-result images waiting for the next non-tool message
+    start, state = _CONVERTED.resume(native_images, context.messages)
+    if state is None:
+        start, state = 0, _Converted()
     tool_results = _TOOL_RESULTS[native_images]
-    for message in context.messages:
+    body, held_images = state.body, state.held_images
+    for message in context.messages[start:]:
         if isinstance(message, ToolResultMessage):
             tool_message, images = tool_results(message)
-            messages.append(tool_message)
+            body.append(tool_message)
             held_images.extend(images)
             continue
-        _release_images(messages, held_images)
+        _release_images(body, held_images)
         if isinstance(message, UserMessage):
-            messages.append(_USER_MESSAGES(message))
+            body.append(_USER_MESSAGES(message))
         elif isinstance(message, AssistantMessage):
             assistant = _ASSISTANT_MESSAGES(message)
             if assistant is not None:
-                messages.append(assistant)
-    _release_images(messages, held_images)
+                body.append(assistant)
+    _CONVERTED.keep(native_images, context.messages, state)
+    messages: list[dict[str, Any]] = [{"role": "system", "content": context.system_prompt}] if context.system_prompt else []
+    messages += body
+    _release_images(messages, list(held_images))  # the next message may bring more: the state keeps them held
     return messages
+
+
+@dataclass
+class _Converted:
+    """The request form of a history so far, and the tool-result images not yet placed."""
+
+    body: list[dict[str, Any]] = field(default_factory=list)
+    held_images: list[dict[str, Any]] = field(default_factory=list)  # wait for the next non-tool message
+
+
+# A step resends the whole history with one or two messages more: the conversion resumes where
+# the previous step's stopped (per image handling, the one thing of the model it depends on).
+_CONVERTED: PrefixCache[_Converted] = PrefixCache()
 
 
 def image_part(image: ImageContent) -> dict[str, Any]:

@@ -11,6 +11,10 @@ froze the kernel's main thread, and afterwards every full collection scanned lit
 again. So the collector is paused while the import runs and the imported objects are then moved
 to the permanent generation (``gc.freeze()``), which collections no longer scan.
 
+After each response litellm's success logging used to copy every message of the request (to cut
+base64 images in its log payloads), on the kernel's loop: the import sets litellm's own switch for
+that (``MAX_BASE64_LENGTH_FOR_LOGGING``) to 0 unless the user set it.
+
 The import also parses litellm's price table and tokenizer (5 MB of JSON); the C parser holds the
 interpreter lock for a whole document, so the import thread parses them in Python
 (``yielding_json``), which lets the kernel answer cells in between.
@@ -18,7 +22,6 @@ interpreter lock for a whole document, so the import thread parses them in Pytho
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import sys
@@ -28,11 +31,15 @@ from types import ModuleType
 
 import anyio.to_thread
 
+from jupyter_agent.long_lived import long_lived_objects
 from jupyter_agent.model.yielding_json import yielding_json
 
 # While the import runs, the kernel's threads wait this long (not 5 ms) for the interpreter lock
 # each time they give it up: a cell's reply passes it between threads dozens of times.
 IMPORT_SWITCH_INTERVAL = 0.0005
+
+# litellm's setting: base64 payloads longer than this are cut in log payloads; 0 (ours): no copy.
+NO_LOG_COPY_VARIABLE = "MAX_BASE64_LENGTH_FOR_LOGGING"
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
@@ -55,32 +62,30 @@ def _import() -> None:
     # Without this, importing litellm makes a synchronous fetch of the remote price map (5 s
     # timeout) and retries in the background with WARNINGs; a user's explicit setting wins.
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # After each response litellm's success logging copies every message of the request, to cut
+    # base64 images short in its log payloads: 0.3 s on the kernel's loop at 20 000 messages, and
+    # some 80 000 objects for the collector, in a notebook that has no logger at all. Without the
+    # user's own setting, log payloads get the messages as they were sent (images whole).
+    os.environ.setdefault(NO_LOG_COPY_VARIABLE, "0")
     # litellm's own TypedDicts make pydantic warn when their schemas are first built, which
     # would print into whatever notebook cell happens to be running: noise for the user.
     warnings.filterwarnings("ignore", message=r".*using the `ReadOnly` qualifier", category=UserWarning)
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
     interval = sys.getswitchinterval()
     sys.setswitchinterval(min(interval, IMPORT_SWITCH_INTERVAL))
     try:
-        with yielding_json():  # its big JSON documents would otherwise hold the lock for 30-160 ms each
+        # Whatever lives after it (litellm's modules, classes and tables, and the objects of the
+        # kernel) is long-lived: frozen, later collections skip it (``long_lived``).
+        with long_lived_objects(), yielding_json():  # its big JSON documents would otherwise hold the lock for 30-160 ms each
             import litellm
 
-        # Otherwise cost lookups of unmapped models print "Provider List: ..." into the cell.
-        litellm.suppress_debug_info = True
-        logging.getLogger("LiteLLM").addFilter(_quiet_intended_merge)
+            # Otherwise cost lookups of unmapped models print "Provider List: ..." into the cell.
+            litellm.suppress_debug_info = True
+            logging.getLogger("LiteLLM").addFilter(_quiet_intended_merge)
         _module = litellm
     except BaseException as error:  # noqa: BLE001 - re-raised to every caller that waits
         _failure = error
     finally:
         sys.setswitchinterval(interval)
-        # Whatever lives now (litellm's modules, classes and tables, and the objects of the
-        # kernel) is long-lived: frozen, later collections skip it. Garbage made meanwhile goes
-        # to the permanent generation with it; a kernel's worth of that is small.
-        if paused:
-            gc.freeze()
-            gc.enable()
 
 
 # A step's context follows its tool results as a user message (``litellm_convert``). For Bedrock's

@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
-from jupyter_agent.messages import AssistantMessage
+from jupyter_agent.messages import AssistantMessage, Message, PrefixCache
 from jupyter_agent.model.event_stream import AssistantMessageEventStream, start_producer
 from jupyter_agent.model.idle_timeout import IdleTimeout, idle_timeout_seconds, no_data_message
 from jupyter_agent.model.litellm_chunks import ChunkAssembler
@@ -39,7 +40,7 @@ def litellm_stream(
     request = build_request(model, context, options)
     idle_seconds = idle_timeout_seconds(options.idle_timeout if options else None)
 
-    taken_ids = {call.id for message in context.messages if isinstance(message, AssistantMessage) for call in message.tool_calls}
+    taken_ids = _taken_call_ids(context.messages)
 
     async def produce(stream: AssistantMessageEventStream) -> None:
         await _produce(stream, model, request, taken_ids, idle_seconds)
@@ -47,8 +48,20 @@ def litellm_stream(
     return start_producer(produce)
 
 
+# The ids a new tool call must not reuse: the request's, gathered once per history as it grows.
+_TAKEN_IDS: PrefixCache[set[str]] = PrefixCache()
+
+
+def _taken_call_ids(messages: Sequence[Message]) -> frozenset[str]:
+    start, taken = _TAKEN_IDS.resume(None, messages)
+    taken = taken if taken is not None else set()
+    taken.update(call.id for message in messages[start:] if isinstance(message, AssistantMessage) for call in message.tool_calls)
+    _TAKEN_IDS.keep(None, messages, taken)
+    return frozenset(taken)  # the cache's set grows with the next request
+
+
 async def _produce(
-    stream: AssistantMessageEventStream, model: Model, request: dict[str, Any], taken_ids: set[str], idle_seconds: float
+    stream: AssistantMessageEventStream, model: Model, request: dict[str, Any], taken_ids: frozenset[str], idle_seconds: float
 ) -> None:
     partial = AssistantMessage(api=model.api, provider=model.provider, model=model.id)
     assembler = ChunkAssembler(partial, stream.push, taken_ids)

@@ -30,7 +30,8 @@ MIN_SECRET_LENGTH = 6
 MIN_CLIPPED_PREFIX = 6
 _ELLIPSES = ("…", "...")
 
-_SK_TOKEN = re.compile(r"(?<![\w-])sk-[A-Za-z0-9_-]{20,}")
+# The literal comes first so the engine scans for it (a leading lookbehind made this 500× slower).
+_SK_TOKEN = re.compile(r"sk-(?<![\w-]sk-)[A-Za-z0-9_-]{20,}")
 _BEARER = re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]{12,})")
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s/@]+)(@)")
 _RANDOM_RUN = re.compile(r"[A-Za-z0-9]{16,}")
@@ -84,9 +85,13 @@ def redact_secrets(text: str, secrets: Mapping[str, str] | None = None) -> str:
         for form in _forms(value):
             if form in text:
                 text = text.replace(form, f"[redacted:{name}]")
+    # A shape that cannot match is not searched for: case folding and a leading scheme defeat the
+    # engine's literal search (~15 ms on 100 KB of output), the substring checks cost microseconds.
     text = _SK_TOKEN.sub(_redact_sk, text)
-    text = _BEARER.sub(_redact_bearer, text)
-    text = _URL_CREDENTIALS.sub(r"\1[redacted]\3", text)
+    if "bearer" in text.lower():
+        text = _BEARER.sub(_redact_bearer, text)
+    if "://" in text:
+        text = _URL_CREDENTIALS.sub(r"\1[redacted]\3", text)
     for value, name in ordered:
         text = _redact_clipped(text, value, name)
     return text

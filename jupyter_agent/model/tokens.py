@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 from typing import Iterable, Sequence
 
-from jupyter_agent.messages import ImageContent, Message, PerMessage, TextContent, ThinkingContent, ToolCall
+from jupyter_agent.messages import ImageContent, Message, PerMessage, PrefixCache, TextContent, ThinkingContent, ToolCall
 from jupyter_agent.model.types import ToolSpec
 
 _CHARS_PER_TOKEN = 4
+# One encoder for every call's arguments: json.dumps(default=...) builds one per call.
+_ARGUMENTS = json.JSONEncoder(default=str)
 # Role markers and separators cost a few tokens per message on every provider.
 _MESSAGE_OVERHEAD = 4
 # A typical screenshot or plot is billed at roughly 1-2k tokens.
@@ -32,7 +34,7 @@ def _estimate_message_tokens(message: Message) -> int:
             elif isinstance(block, ThinkingContent):
                 chars += len(block.thinking)
             elif isinstance(block, ToolCall):
-                chars += len(block.name) + len(json.dumps(block.arguments, default=str))
+                chars += len(block.name) + len(_ARGUMENTS.encode(block.arguments))
             elif isinstance(block, ImageContent):
                 images += 1
     return chars // _CHARS_PER_TOKEN + images * IMAGE_TOKENS + _MESSAGE_OVERHEAD
@@ -43,6 +45,19 @@ estimate_message_tokens: PerMessage[int] = PerMessage(_estimate_message_tokens)
 
 def estimate_tokens(messages: Iterable[Message]) -> int:
     return sum(estimate_message_tokens(message) for message in messages)
+
+
+# A run starts from the session's history, which the previous run's last estimate covered but for
+# a message or two: the sum resumes there.
+_HISTORY_TOKENS: PrefixCache[int] = PrefixCache()
+
+
+def estimate_history_tokens(messages: Sequence[Message]) -> int:
+    """``estimate_tokens`` of a history, resumed from the previous estimate of the list it extends."""
+    start, total = _HISTORY_TOKENS.resume(None, messages)
+    total = (total or 0) + estimate_tokens(messages[start:])
+    _HISTORY_TOKENS.keep(None, messages, total)
+    return total
 
 
 def estimate_overhead(system_prompt: str | None, tools: Sequence[ToolSpec], step_context: str | None = None) -> int:

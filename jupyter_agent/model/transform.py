@@ -1,12 +1,13 @@
 """``transform_messages``: replay one model's history to another model.
 
-``transform_with_origins`` does the work and remembers where each output message came from;
+``transform_for_request`` does the work and remembers where each output message came from;
 the loop turns those origins into ``ModelInputMetadata``.
 
 Messages and blocks that need no change are passed through as the same objects, and changed
 messages are new objects sharing their unchanged parts: messages are values nothing changes
 once made, so a request costs O(messages) rather than a deep copy of the whole transcript every
-step. A stream function treats its context as read-only.
+step; and the pass over a history resumes where the previous step's stopped, so a step costs what
+it added rather than what the session already said. A stream function treats its context as read-only.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from jupyter_agent.messages import (
@@ -21,6 +23,7 @@ from jupyter_agent.messages import (
     ImageContent,
     Message,
     PerMessage,
+    PrefixCache,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -50,58 +53,92 @@ _HISTORY_SOURCES: list[HistorySource] = []
 def history_source(index: int) -> HistorySource:
     """A shared, frozen source per index: building one per message per request is a hot spot."""
     while len(_HISTORY_SOURCES) <= index:
-        _HISTORY_SOURCES.append(HistorySource(message_index=len(_HISTORY_SOURCES)))
+        _HISTORY_SOURCES.append(HistorySource.model_construct(message_index=len(_HISTORY_SOURCES)))
     return _HISTORY_SOURCES[index]
 
 
 def transform_messages(messages: list[Message], model: Model) -> list[Message]:
-    return [message for message, _ in transform_with_origins(messages, model)]
+    return transform_for_request(messages, model)[0]
 
 
 def transform_with_origins(messages: list[Message], model: Model) -> list[tuple[Message, ModelInputSource]]:
-    """Every tool call answered once, right after its assistant, under an id unique in the request.
+    return list(zip(*transform_for_request(messages, model)))
+
+
+@dataclass
+class _Transformed:
+    """A pass over a history so far: what goes to the model, and what the next message needs."""
+
+    messages: list[Message] = field(default_factory=list)
+    sources: list[ModelInputSource] = field(default_factory=list)
+    used_ids: set[str] = field(default_factory=set)
+    pending: list[tuple[str, ToolCall]] = field(default_factory=list)  # (id in history, call as sent)
+    pending_owner: int = -1  # history index of the assistant whose calls are pending
+
+
+# A step resends the whole history with one or two messages more: the pass resumes where the
+# previous step's stopped (per model: what changes for one model is kept for another).
+_TRANSFORMED: PrefixCache[_Transformed] = PrefixCache()
+
+
+def transform_for_request(messages: Sequence[Message], model: Model) -> tuple[list[Message], list[ModelInputSource]]:
+    """Every tool call answered once, right after its assistant, under an id unique in the request;
+    beside each message, where it came from.
 
     A result without a matching open call (its assistant was lost, or it answers a call twice)
     is dropped: providers reject the whole request for one such orphan. A call id used before
     in the history (some providers repeat ``call_0``) is renamed, and its result follows it.
+    The lists are new; the messages in them are shared with the history and later requests.
     """
-    output: list[tuple[Message, ModelInputSource]] = []
-    used_ids: set[str] = set()
-    pending: list[tuple[str, ToolCall]] = []  # (id in history, call as sent) of the last kept assistant
-    pending_owner = -1
-
-    def repair_pending() -> None:
-        for _, call in pending:
-            synthetic = ToolResultMessage(
-                tool_call_id=call.id,
-                tool_name=call.name,
-                content=[TextContent(text=NO_RESULT_PROVIDED)],
-                is_error=True,
-            )
-            output.append((synthetic, ToolRepairSource(message_index=pending_owner, tool_call_id=call.id)))
-        pending.clear()
-
+    key = (model.provider, model.api, model.id, model.accepts_images)
+    start, state = _TRANSFORMED.resume(key, messages)
+    if state is None:
+        start, state = 0, _Transformed()
     history_source(len(messages))  # makes every source this request needs
-    for index, original in enumerate(messages):
+    for index in range(start, len(messages)):
+        original = messages[index]
         source = _HISTORY_SOURCES[index]
         if isinstance(original, AssistantMessage):
             if original.stop_reason in ("error", "aborted"):
                 continue
-            repair_pending()
+            _repair_pending(state, state.messages, state.sources)
             calls, needs_change = _ASSISTANT_FACTS(original)
-            assistant = _adapt_assistant(original, calls, needs_change, model, used_ids)
-            pending.extend(zip((call.id for call in calls), calls if assistant is original else assistant.tool_calls))
-            pending_owner = index
-            output.append((assistant, source))
+            assistant = _adapt_assistant(original, calls, needs_change, model, state.used_ids)
+            state.pending.extend(zip((call.id for call in calls), calls if assistant is original else assistant.tool_calls))
+            state.pending_owner = index
+            state.messages.append(assistant)
+            state.sources.append(source)
         elif isinstance(original, ToolResultMessage):
-            call = _take_pending(pending, original.tool_call_id)
+            call = _take_pending(state.pending, original.tool_call_id)
             if call is not None:
-                output.append((_adapt_tool_result(original, model, call.id), source))
+                state.messages.append(_adapt_tool_result(original, model, call.id))
+                state.sources.append(source)
         else:
-            repair_pending()
-            output.append((_adapt_user(original, model), source))
-    repair_pending()
-    return output
+            _repair_pending(state, state.messages, state.sources)
+            state.messages.append(_adapt_user(original, model))
+            state.sources.append(source)
+    _TRANSFORMED.keep(key, messages, state)
+    # The calls still open at the end are answered in this request only: the next message may answer them.
+    tail_messages: list[Message] = []
+    tail_sources: list[ModelInputSource] = []
+    if state.pending:
+        _repair_pending(_Transformed(pending=list(state.pending), pending_owner=state.pending_owner), tail_messages, tail_sources)
+    return state.messages + tail_messages, state.sources + tail_sources
+
+
+def _repair_pending(state: _Transformed, messages: list[Message], sources: list[ModelInputSource]) -> None:
+    """Answers each pending call with an error result, appended to ``messages`` (and its source)."""
+    for _, call in state.pending:
+        synthetic = ToolResultMessage(
+            tool_call_id=call.id,
+            tool_name=call.name,
+            content=[TextContent(text=NO_RESULT_PROVIDED)],
+            is_error=True,
+            timestamp=0,  # the same value in every request that carries it: a later pass compares it as unchanged
+        )
+        messages.append(synthetic)
+        sources.append(ToolRepairSource(message_index=state.pending_owner, tool_call_id=call.id))
+    state.pending.clear()
 
 
 def _take_pending(pending: list[tuple[str, ToolCall]], tool_call_id: str) -> ToolCall | None:

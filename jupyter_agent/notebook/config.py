@@ -1,106 +1,251 @@
-"""Effective settings: ``AgentMagics`` traitlets, then environment variables, then defaults.
+"""The settings as ``%config AgentMagics`` and the environment give them, and the traitlets and
+options built from their declarations.
 
-A snapshot is taken per turn, so ``%config AgentMagics.model = ...`` applies to the next cell.
-Secrets never appear in what ``%agent config`` prints.
+Every setting is declared once: a turn's in ``features/settings.py:TurnSettings``, the kernel's
+(which model and session new turns use, where files go, what runs in the background) here in
+``KernelSettings``. ``AgentMagics``'s traitlets and the ``%%agent`` options (``cell_options``)
+are built from those declarations, through ``settings.json`` (``table``; a test fails while it is
+stale), so that ``%load_ext`` imports no pydantic. ``AgentConfig`` is a snapshot taken per
+cell, so ``%config AgentMagics.model = ...`` applies to the next cell; ``AgentConfig.turn`` puts a
+cell's options over it. Secrets never appear in what ``%agent config`` prints.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
-from dataclasses import dataclass, fields
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, cast
+from typing import Annotated, Any, Callable, Literal, Mapping, get_args, get_origin
 
-if TYPE_CHECKING:
-    from jupyter_agent.notebook.magics import AgentMagics
-    from jupyter_agent.runtime.permissions import PermissionMode
-    from jupyter_agent.tools.data_policy import DataPolicyName
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic.fields import FieldInfo
 
-PERMISSION_MODES = ("ask", "readonly", "yolo")
-PERMISSIONS_ENV = "JUPYTER_AGENT_PERMISSIONS"
-DATA_POLICIES = ("sample", "schema", "full")
+from jupyter_agent.features.settings import (
+    DEFAULT,
+    Option,
+    Setting,
+    TurnSettings,
+    choices_of,
+    declared,
+    default_of,
+    from_environment,
+    option,
+    switch,
+)
+from jupyter_agent.model.secrets import remember_secret
+from jupyter_agent.notebook.failed_turn import RAISE_ON_ERROR_HELP, RaiseOnError
+
 KEY_HINTS = ("_KEY", "_TOKEN", "_SECRET", "PASSWORD")
 
 
-@dataclass(frozen=True)
-class AgentConfig:
-    model: str = ""
-    api_base: str = ""
-    api_key: str = ""
-    permissions: str = ""  # empty: JUPYTER_AGENT_PERMISSIONS, else the frontend's default
-    session: str = "main"
-    max_steps: int | None = None
-    max_spend: float | None = None
-    tools: tuple[str, ...] = ()  # empty: every tool
-    workspace: str = ""  # empty: the notebook's git root, else its folder
-    session_dir: str = ""  # empty: <notebook>.agent/ beside the notebook
-    data_policy: DataPolicyName = "sample"
-    sample_rows: int = 5
-    bash_timeout: float = 120.0
-    stream_timeout: float | None = None  # None: JUPYTER_AGENT_STREAM_TIMEOUT, else 120 s
-    recent_cells: int = 6
-    wait: bool = False
-    memory: bool = False
-    delegate: bool = False
-    mcp_servers: Any = None  # {"name": {...}} or {"mcpServers": {...}}; see features/mcp/config.py
-    mcp_subagents: bool = False
-    undo_snapshot_mb: float = 100.0
-    replay: str = "off"  # "auto": replay a cell whose prompt matches a recorded turn
+class KernelSettings(BaseModel):
+    """What every turn of the kernel shares: its defaults for model and session, where files go."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: Annotated[str, Setting(options=(option("-m", "--model", help="model for this turn (litellm name, or 'demo')"),))] = (
+        Field(
+            default="",
+            description="Model for new turns (litellm name, e.g. 'openai/gpt-4.1-mini', or 'demo'). "
+            "Empty: JUPYTER_AGENT_MODEL, then a provider key, then local Ollama, then the offline demo.",
+        )
+    )
+    session: Annotated[
+        str,
+        Setting(
+            options=(
+                option("-s", "--session", metavar="NAME", help="session to continue (default: the current one, 'main')"),
+                option("--new", action="store_true", dest="new", help="start a fresh session"),
+                option("--branch", metavar="NAME", dest="branch", help="fork the session into NAME and continue there"),
+            )
+        ),
+    ] = Field(default="main", description="Session name when a cell gives none.")
+    workspace: Annotated[str, Setting()] = Field(
+        default="", description="Folder the file tools are confined to; empty: the notebook's git root, else its folder."
+    )
+    session_dir: Annotated[str, Setting()] = Field(
+        default="",
+        description="Folder of this kernel's session files (<name>.jsonl); empty: <notebook>.agent/ beside "
+        "the notebook, else ipython.agent/ in the working folder.",
+    )
+    wait: Annotated[
+        bool,
+        Setting(
+            options=switch("--wait", "block the cell until the turn ends", "--no-wait", "return at once"), options_after="tools"
+        ),
+    ] = Field(default=False, description="Block each %%agent cell until its turn ends (headless runs always do).")
+    preload: Annotated[bool, Setting()] = Field(
+        default=True, description="Import litellm, then the modules of a turn, in a background thread at %load_ext."
+    )
+    completion: Annotated[bool, Setting()] = Field(
+        default=True, description="Inline completions as you type in JupyterLab (Tab accepts); headless never."
+    )
+    completion_model: Annotated[str, Setting()] = Field(
+        default="", description="Model for inline completions (a fast one); empty: the turn's model."
+    )
+    raise_on_error: Annotated[RaiseOnError, Setting()] = Field(default="auto", description=RAISE_ON_ERROR_HELP)
+
+
+SETTINGS = (KernelSettings, TurnSettings)  # every declared setting: the kernel's, then a turn's
+
+
+def settings_declared() -> list[tuple[str, FieldInfo, Setting]]:
+    return [entry for model in SETTINGS for entry in declared(model)]
+
+
+class AgentConfig(TurnSettings, KernelSettings):
+    """The settings before a cell's options and the site policy: ``%config``, else the environment, else the defaults."""
+
+    _unset: frozenset[str] = PrivateAttr(default=frozenset())  # traitlets not set: what %agent config says of them
+    _problems: dict[str, str] = PrivateAttr(default_factory=dict)  # invalid variables, raised when a turn needs them
 
     @classmethod
-    def from_magics(cls, magics: AgentMagics, env: Mapping[str, str] | None = None) -> "AgentConfig":
+    def from_magics(cls, magics: Any, env: Mapping[str, str] | None = None) -> AgentConfig:
         env = os.environ if env is None else env
-        values = {field.name: getattr(magics, field.name) for field in fields(cls) if hasattr(magics, field.name)}
-        values["tools"] = tuple(values.get("tools") or ())
-        values["mcp_servers"] = dict(values.get("mcp_servers") or {})
-        values["permissions"] = values.get("permissions") or ""
-        # Environment fills what configuration leaves empty (JUPYTER_AGENT_MODEL is read by
-        # model resolution, after the session's own choice).
-        values["api_base"] = values.get("api_base") or env.get("JUPYTER_AGENT_API_BASE", "")
-        values["api_key"] = values.get("api_key") or env.get("JUPYTER_AGENT_API_KEY", "")
-        return cls(**values)
+        values: dict[str, Any] = {}
+        unset, problems = set(), {}
+        for name, info, setting in settings_declared():
+            if not setting.traitlet or not hasattr(magics, name):
+                continue
+            value = getattr(magics, name)
+            if value == _unset_value(info, setting):
+                unset.add(name)
+                value, problem = from_environment(name, info, setting, env)
+                if problem is not None:
+                    problems[name] = problem
+                if value is DEFAULT:
+                    continue
+            values[name] = value
+        config = cls(**values)
+        config._unset, config._problems = frozenset(unset), problems
+        # The key is redacted wherever it shows, whichever model runs: a saved output, the outline's
+        # `%config AgentMagics.api_key = …` line of the kernel's history.
+        remember_secret("api_key", config.api_key)
+        return config
+
+    def turn(self, given: Mapping[str, Any] | None = None) -> TurnSettings:
+        """A turn's settings: ``given`` (a cell's options; None: not given) over these.
+
+        Raises ``ValueError`` for an invalid environment variable the turn falls back on.
+        """
+        values = {name: getattr(self, name) for name in TurnSettings.model_fields}
+        for name, value in (given or {}).items():
+            if value is not None:
+                values[name] = value
+        for name, problem in self._problems.items():
+            if given is None or given.get(name) is None:
+                raise ValueError(problem)
+        return TurnSettings(**values)
 
     def describe(self) -> str:
         lines = []
-        for field in fields(self):
-            value = getattr(self, field.name)
-            if field.name == "api_key":
-                value = "(set)" if value else "(not set)"
-            elif field.name == "mcp_servers":
-                value = sorted((value or {}).get("mcpServers", value or {}))  # names: env and headers hold secrets
-            if field.name == "permissions" and not value:
-                lines.append(
-                    f"  AgentMagics.permissions = None (not set: {PERMISSIONS_ENV}, else ask; headless runs deny mutating tools)"
-                )
+        for name, info, setting in settings_declared():
+            if not setting.traitlet:
                 continue
-            lines.append(
-                f"  AgentMagics.{field.name} = {value!r}" if field.name != "api_key" else f"  AgentMagics.api_key {value}"
-            )
+            value = getattr(self, name)
+            if setting.secret:
+                lines.append(f"  AgentMagics.{name} {'(set)' if value else '(not set)'}")
+                continue
+            if name in self._unset and setting.unset is not DEFAULT:
+                note = f"; {setting.unset_note}" if setting.unset_note else ""
+                lines.append(f"  AgentMagics.{name} = {setting.unset!r} (not set: {setting.env}, else {default_of(info)}{note})")
+                continue
+            lines.append(f"  AgentMagics.{name} = {setting.shown(value) if setting.shown else value!r}")
         return "\n".join(lines)
 
 
-def bad_permissions_env(value: str) -> str:
-    return f"{PERMISSIONS_ENV}={value!r} is not a permission mode: use {PERMISSIONS_ENV}=yolo, readonly or ask (or unset it)"
+def _unset_value(info: FieldInfo, setting: Setting) -> Any:
+    default = default_of(info) if setting.unset is DEFAULT else setting.unset
+    return list(default) if isinstance(default, tuple) else default  # a List traitlet holds a list
 
 
-def choose_permissions(option: str | None, config: AgentConfig, env: Mapping[str, str] | None = None) -> PermissionMode | None:
-    """The turn's permission mode: the cell's ``-p``, then ``%config AgentMagics.permissions``, then
-    ``JUPYTER_AGENT_PERMISSIONS``; ``None`` when nothing chose one (the frontend decides).
+def table() -> dict[str, Any]:
+    """What ``AgentMagics`` is built from at ``%load_ext``, as JSON (``settings.json``): each
+    setting's traitlet and the ``%%agent`` options, made from the declarations here so that loading
+    the extension needs no pydantic. ``python -m jupyter_agent.notebook.config`` writes it."""
+    traits = []
+    for name, info, setting in settings_declared():
+        if not setting.traitlet:
+            continue
+        default = default_of(info) if setting.unset is DEFAULT else setting.unset
+        annotation, optional = _without_none(info.annotation)
+        choices = choices_of(info, setting)
+        if choices is not None:
+            kind = "Enum"
+        elif annotation in (bool, int, float, str):
+            kind = {bool: "Bool", int: "Int", float: "Float", str: "Unicode"}[annotation]
+        elif get_origin(annotation) in (tuple, dict):
+            kind = "List" if get_origin(annotation) is tuple else "Dict"
+        else:
+            raise TypeError(f"setting {name!r} has a type no traitlet is built for: {info.annotation!r}")
+        traits.append(
+            {
+                "name": name,
+                "kind": kind,
+                "default": list(default) if isinstance(default, tuple) else default,
+                "allow_none": optional or default is None,  # unset is None: "not set"
+                "values": list(choices) if choices is not None else None,
+                "help": info.description or "",
+            }
+        )
+    options = [{"flags": list(item.flags), "keywords": _as_json(item.keywords)} for item in cell_options()]
+    return {"traits": traits, "cell_options": options}
 
-    Raises ``ValueError`` (with ``bad_permissions_env``) when the variable is consulted and invalid.
-    """
-    # The cell option (magic_arguments choices) and the traitlet (an Enum) are validated already.
-    if option:
-        return cast("PermissionMode", option)
-    if config.permissions:
-        return cast("PermissionMode", config.permissions)
-    env = os.environ if env is None else env
-    value = env.get(PERMISSIONS_ENV, "").strip()
-    if not value:
-        return None
-    if value not in PERMISSION_MODES:
-        raise ValueError(bad_permissions_env(value))
-    return cast("PermissionMode", value)
+
+def _as_json(keywords: Mapping[str, Any]) -> dict[str, Any]:
+    converted = {}
+    for key, value in keywords.items():
+        if key == "type":
+            value = {int: "int", float: "float"}[value]  # the option types argparse is given
+        converted[key] = list(value) if isinstance(value, tuple) else value
+    return converted
+
+
+def _without_none(annotation: Any) -> tuple[Any, bool]:
+    parts = get_args(annotation)
+    if type(None) in parts and get_origin(annotation) is not Literal:
+        rest = [part for part in parts if part is not type(None)]
+        return (rest[0] if len(rest) == 1 else annotation), True
+    return annotation, False
+
+
+def cell_options() -> list[Option]:
+    """The ``%%agent`` options, in the order of the declarations (``options_after`` moves some)."""
+    entries = [(name, _with_dest(name, setting.options), setting) for name, _info, setting in settings_declared()]
+    later = {setting.options_after: options for _name, options, setting in entries if setting.options_after}
+    found: list[Option] = []
+    for name, options, setting in entries:
+        if not setting.options_after:
+            found += [*options, *later.get(name, ())]
+    return found
+
+
+def _with_dest(name: str, options: tuple[Option, ...]) -> tuple[Option, ...]:
+    """The options with ``dest`` the setting's name unless they name another (--no-memory sets memory)."""
+    return tuple(replace(item, keywords={"dest": name, **item.keywords}) for item in options)
+
+
+def given_by(args: argparse.Namespace, **readers: Callable[[argparse.Namespace], Any]) -> dict[str, Any]:
+    """What a parsed option line sets of a turn's settings (None: not given); ``readers`` read the
+    settings whose options need parsing (a list of names, two options for one setting)."""
+    given = {}
+    for name, _info, setting in declared(TurnSettings):
+        if name in readers:
+            given[name] = readers[name](args)
+        elif setting.options and hasattr(args, name):
+            given[name] = getattr(args, name)
+    return given
+
+
+def serve_options() -> list[Option]:
+    """The options ``%agent serve`` takes of a turn's, with its own help."""
+    return [
+        item
+        for name, _info, setting in declared(TurnSettings)
+        for item in _with_dest(name, setting.options)
+        if item.serve is not None
+    ]
 
 
 def secret_env_names(env: Mapping[str, str] | None = None) -> list[str]:
@@ -115,3 +260,9 @@ def default_workspace(notebook_dir: Path) -> Path:
         if (folder / ".git").exists():
             return folder
     return notebook_dir
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(table(), indent=1, ensure_ascii=False))

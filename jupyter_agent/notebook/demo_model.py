@@ -31,6 +31,8 @@ _PLOT = re.compile(r"\b(plot|chart|graph|figure|visuali[sz]e)\b", re.IGNORECASE)
 # Columns a "which region dropped last quarter" question groups by, and the measures it sums.
 _GROUPS = re.compile(r"\b(region|product|category|country|store|segment)s?\b", re.IGNORECASE)
 _MEASURE = re.compile(r"\b(revenue|sales|units|profit)\b", re.IGNORECASE)
+# Every label (month) on the x axis, not matplotlib's positions 0, 2, 4…, while they fit.
+_X_TICKS = "xticks=range(len(data)) if len(data) <= 24 else None, rot=45"
 _LARGEST_DROP = re.compile(r"^largest drop (?P<span>\S+ -> \S+): (?P<who>.+) \((?P<pct>[-+][\d.]+ %)\)$", re.MULTILINE)
 
 
@@ -102,7 +104,10 @@ def snippet(prompt: str, variables: str) -> tuple[str, str]:
     if frames and wants_plot:
         name = frames[0]
         return (
-            f"import matplotlib.pyplot as plt\nax = {name}.select_dtypes('number').plot(figsize=(7, 3), title={name!r})\nplt.show()",
+            "import matplotlib.pyplot as plt\nimport pandas as pd\n"
+            f"x = next((c for c in {name}.columns if not pd.api.types.is_numeric_dtype({name}[c])), None)  # month: the x axis\n"
+            f"data = {name}.set_index(x) if x else {name}\n"
+            f"ax = data.select_dtypes('number').plot(figsize=(7, 3), title={name!r}, {_X_TICKS})\nplt.show()",
             f"I'll plot the numeric columns of `{name}`.",
         )
     if frames:
@@ -143,15 +148,18 @@ def _quarter_snippet(csv: str | None, frame: str, groups: list[str], measure: st
     why = f"I'll {'load `' + csv + '` into `' + frame + '` and ' if csv else ''}compare the last quarter with the one before, by {' and '.join(groups)}"
     if plot:
         code += (
-            f"\nimport matplotlib.pyplot as plt\n{frame}.pivot_table(index='month', columns={groups[0]!r}, values={measure!r}, "
-            f"aggfunc='sum').plot(figsize=(7, 3), title='Monthly {measure} by {groups[0]}')\nplt.show()"
+            f"\nimport matplotlib.pyplot as plt\ndata = {frame}.pivot_table(index='month', columns={groups[0]!r}, values={measure!r}, "
+            f"aggfunc='sum')\ndata.plot(figsize=(7, 3), title='Monthly {measure} by {groups[0]}', {_X_TICKS})\nplt.show()"
         )
         why += f", then plot the monthly {measure} by {groups[0]}"
     return code, why + "."
 
 
 def _answer(prompt: str, results: list[ToolResultMessage]) -> str:
-    lines = [BANNER, "", f"You asked: *{_one_line(prompt)}*", ""]
+    from jupyter_agent.notebook.fix import typed_request
+
+    asked = typed_request(prompt) or prompt  # what the user typed, not the request %agent fix made of it
+    lines = [BANNER, "", f"You asked: *{_one_line(asked)}*", ""]
     findings = []
     for result in results:
         text = _text(result)
@@ -160,6 +168,11 @@ def _answer(prompt: str, results: list[ToolResultMessage]) -> str:
             lines.append("1. I listed your variables with the `variables` tool" + (":" if body else " (there are none yet)."))
         elif result.is_error and "denied by the user" in text:
             lines.append(f"2. You declined the `{result.tool_name}` snippet, so I did not run anything.")
+            body = ""
+        elif result.is_error and "denied (headless run" in text:
+            lines.append(
+                f"2. The `{result.tool_name}` snippet was denied (headless run: nobody could approve it), so I did not run anything."
+            )
             body = ""
         elif result.is_error and "denied" in text:
             # Nobody was asked (read-only mode, or a run with no one to ask): say what refused it.

@@ -1,7 +1,8 @@
 """``%load_ext jupyter_agent``: registers the magics, the cell transformer, and preloads litellm.
 
 Loading must stay fast (target ≤ 0.3 s): nothing heavy is imported here. litellm (~8 s) is
-imported in a background thread, so it is usually ready by the time the first turn needs it.
+imported in a background thread, and then the modules of a turn (``warm_up``), so both are usually
+ready by the time the first turn needs them.
 
 The cell transformer makes waiting cells *await* instead of blocking: a sync magic cannot wait
 for a task on the loop it runs on, but a cell with a top-level ``await`` runs as a coroutine on
@@ -30,12 +31,17 @@ _WAIT_LINE = re.compile(r"^%agent\s+wait\b(?P<rest>[^\n]*)$")
 def load_ipython_extension(ipython: InteractiveShell) -> None:
     from jupyter_agent.notebook.interrupt import interrupt_router
     from jupyter_agent.notebook.magics import AgentMagics
+    from jupyter_agent.session.site_policy import bind_site_policy
 
+    bind_site_policy()  # where the site policy is, as the kernel was started: no later cell moves it
     unload_ipython_extension(ipython)  # reloading must not stack transformers
     from jupyter_agent.model.litellm_errors import set_api_key_hint
 
     set_api_key_hint("%config AgentMagics.api_key")  # what "no API key" errors tell the user to set
     interrupt_router(ipython)  # the kernel's Interrupt (■) reaches runs through its saved handler
+    from jupyter_agent.notebook.cell_clock import cell_clock
+
+    cell_clock(ipython)  # from now on each cell's last run time is known (notebook_run asks before slow ones)
     magics = AgentMagics(shell=ipython)
     ipython.register_magics(magics)
     transformer = CellTransformer(ipython, magics)
@@ -50,8 +56,12 @@ def _after_loading(ipython: InteractiveShell, magics: AgentMagics, preload: bool
         # Started only now: the import thread competes for the interpreter lock, and the
         # registration's own imports would otherwise take three times as long.
         from jupyter_agent.model.litellm_loader import preload_litellm
+        from jupyter_agent.notebook.warm_up import warm_up
 
         preload_litellm()
+        # Then what the first turn imports and the tokenizer of the model it would use (read when
+        # the thread gets there: a %config in the next cells counts): the turn waits for neither.
+        warm_up(lambda: _default_model(magics))
 
 
 def unload_ipython_extension(ipython: InteractiveShell) -> None:
@@ -63,12 +73,16 @@ def unload_ipython_extension(ipython: InteractiveShell) -> None:
     serve = sys.modules.get("jupyter_agent.features.mcp_server.server")  # no server unless it was imported
     if serve is not None:
         serve.stop_serving()
+    clock = sys.modules.get("jupyter_agent.notebook.cell_clock")
+    if clock is not None:
+        clock.remove_cell_clock(ipython)
     lab = sys.modules.get("jupyter_agent.notebook.comm")  # never registered unless imported
     if lab is not None:
         lab.unregister_comm_target(ipython)
     transformers = ipython.input_transformers_cleanup
     for transformer in [t for t in transformers if isinstance(t, CellTransformer)]:
         transformers.remove(transformer)
+        transformer.magics.bridge.close()  # completions stop; their cell hooks go
         _stop_turns(transformer.magics.sessions)
         transformer.magics.sessions.close()
     registry = ipython.magics_manager.magics
@@ -101,6 +115,12 @@ def _soon(action: Callable[[], None]) -> None:
         asyncio.get_running_loop().call_soon(action)
     except RuntimeError:
         action()
+
+
+def _default_model(magics: AgentMagics) -> str:
+    from jupyter_agent.notebook.model_resolution import choose_model
+
+    return choose_model(None, None, magics.model, probe_ollama=lambda: None).name
 
 
 def _uses_only_offline_models(magics: AgentMagics) -> bool:
@@ -147,8 +167,10 @@ class CellTransformer:
             tokens = shlex.split(option_line)
         except ValueError:
             return lines  # the magic reports the parse error
+        from jupyter_agent.notebook.failed_turn import waits
+
         mode = frontend.frontend_mode(self.shell)
-        if not frontend.blocks(mode, frontend.wait_option(tokens), self.magics.wait):
+        if not frontend.blocks(mode, frontend.wait_option(tokens), waits(self.magics.wait, self.magics.raise_on_error)):
             return lines
         body = "".join(lines[1:])
         return [f"await get_ipython().find_cell_magic('agent').__self__.run_blocking({option_line!r}, {body!r})\n"]

@@ -12,7 +12,8 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Literal, Mapping
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -20,6 +21,9 @@ if TYPE_CHECKING:
     from jupyter_agent.notebook.renderer import Renderer
 
 Mode = Literal["panel", "static", "terminal"]
+# A surface other than the cell may make a turn's renderer (the lab extension's side panel sets it
+# around the turn's start): it gets make_renderer's keywords, and show() leaves it to that surface.
+renderer_override: ContextVar[Callable[..., Any] | None] = ContextVar("renderer_override", default=None)
 
 
 def frontend_mode(shell: InteractiveShell | None, env: Mapping[str, str] | None = None) -> Mode:
@@ -53,6 +57,10 @@ def wait_option(tokens: list[str]) -> bool | None:
 
 
 def make_renderer(mode: Mode, *, model_label: str, session: str, context_window: int | None, demo: bool) -> Renderer:
+    override = renderer_override.get()
+    if override is not None:
+        made: Renderer = override(model_label=model_label, session=session, context_window=context_window, demo=demo)
+        return made
     if mode == "panel":
         from jupyter_agent.notebook.panel.panel import AgentPanel
 
@@ -69,7 +77,7 @@ def make_renderer(mode: Mode, *, model_label: str, session: str, context_window:
 def show(renderer: Renderer) -> None:
     """Displays the panel's widget in the current cell (renderers without one print as they go)."""
     widget = getattr(renderer, "widget", None)
-    if widget is not None:
+    if widget is not None and not getattr(renderer, "shown_elsewhere", False):
         from IPython.display import display
 
         display(widget)

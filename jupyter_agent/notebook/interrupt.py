@@ -19,6 +19,14 @@ The panel's Stop stops running Python the same way where its click arrives on an
 (JupyterLab sends widget messages to a kernel subshell): ``interrupt_code`` sends SIGINT to the
 main thread, aimed at that one run, provided our handler is the one in place; otherwise the
 caller says that ■ is needed.
+
+Time limits work the same way without stopping the run: ``time_limit(seconds)`` around a
+``python`` call starts a timer thread that, at the limit, sends SIGINT to the main thread (again
+every ``RETRY_SECONDS`` while the code goes on, if it swallowed the first one); the handler raises
+``AgentInterrupted`` inside that call's code, the call becomes a "timed out" error result and the
+run goes on. ``cell_time_limit`` interrupts a notebook cell that ``notebook_run`` waits for at its
+limit, only while that cell is the one executing (``notebook/cell_clock.py``), through ipykernel's
+own handler: exactly ■.
 """
 
 from __future__ import annotations
@@ -41,6 +49,9 @@ if TYPE_CHECKING:
 Handler = Union[Callable[[int, Union[FrameType, None]], object], int, signal.Handlers, None]
 
 INTERRUPTED = "Interrupted by the user"
+TIMED_OUT = "Interrupted at its time limit"
+# Code that caught the interrupt (a bare except) is interrupted again this often while it runs on.
+RETRY_SECONDS = 2.0
 
 # Set in the context a run is started from; its tasks inherit it, so the handler can tell
 # whether the code it interrupted belongs to an agent run.
@@ -50,6 +61,14 @@ _ACTIVE_RUN: contextvars.ContextVar[object | None] = contextvars.ContextVar("jup
 class AgentInterrupted(RunCancelled):
     def __init__(self, message: str = INTERRUPTED) -> None:
         super().__init__(message)
+
+
+class TimeLimitState:
+    """What a ``time_limit`` block tells the code it limits: whether the limit was reached."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
 
 
 class _Entry:
@@ -75,6 +94,8 @@ class InterruptRouter:
         self._previous: Handler = None
         self._installed = False
         self._target: object | None = None  # the run a self-sent SIGINT is meant for
+        self._limits: dict[object, object] = {}  # a running time_limit block -> the run its code belongs to
+        self._expired: set[object] = set()  # blocks whose limit passed: the next SIGINT is theirs
 
     @property
     def active(self) -> bool:
@@ -158,11 +179,69 @@ class InterruptRouter:
         signal.pthread_kill(main, signal.SIGINT)
         return True
 
+    @contextmanager
+    def time_limit(self, seconds: float) -> Iterator[TimeLimitState]:
+        """Interrupts the code run inside the block (on the main thread) once it has run ``seconds``,
+        as ■ would, without stopping its run; ``state.expired`` says whether it came to that."""
+        state = TimeLimitState(seconds)
+        main = threading.main_thread().ident
+        if threading.current_thread() is not threading.main_thread() or main is None or not hasattr(signal, "pthread_kill"):
+            yield state  # signals reach only the main thread: no limit can be enforced from here
+            return
+        key = object()
+        self._limits[key] = _ACTIVE_RUN.get()
+
+        def expire() -> None:
+            state.expired = True
+            self._expired.add(key)
+            signal.pthread_kill(main, signal.SIGINT)
+
+        try:
+            with _repeating_after(seconds, expire, "jupyter-agent-time-limit"):
+                yield state
+        finally:
+            self._limits.pop(key, None)
+            self._expired.discard(key)
+
+    @contextmanager
+    def cell_time_limit(self, seconds: float, is_running: Callable[[], bool]) -> Iterator[TimeLimitState]:
+        """Interrupts the notebook cell the block waits for (``notebook_run``) once the block has lasted
+        ``seconds``, exactly as ■ does: a SIGINT while ``is_running()`` says that cell executes (with
+        ipykernel's own handler in place, so it raises KeyboardInterrupt in the cell), again every
+        ``RETRY_SECONDS`` while it runs on; ``state.expired`` says whether the limit passed."""
+        state = TimeLimitState(seconds)
+        main = threading.main_thread().ident
+        if main is None or not hasattr(signal, "pthread_kill"):
+            yield state  # no way to signal the main thread: the wait alone is bounded
+            return
+
+        def expire() -> None:
+            state.expired = True
+            # Only that cell: not the agent's own code (our handler), not a cell of the user's.
+            if is_running() and not self._handler_in_place():
+                signal.pthread_kill(main, signal.SIGINT)
+
+        with _repeating_after(seconds, expire, "jupyter-agent-cell-time-limit"):
+            yield state
+
+    def _timed_out(self) -> bool:
+        """A SIGINT sent by a time limit: raise in the limited code, or ignore it if that code is done."""
+        if not self._expired:
+            return False
+        token = _ACTIVE_RUN.get()
+        for key in list(self._expired):
+            self._expired.discard(key)
+            if key in self._limits and self._limits[key] is token:
+                raise AgentInterrupted(TIMED_OUT)
+        return True  # the limited code ended meanwhile: nothing to interrupt, no run to stop
+
     def _handler_in_place(self) -> bool:
         # While a cell executes, ipykernel's own handler is there: a SIGINT would hit that cell.
         return signal.getsignal(signal.SIGINT) == self._on_sigint
 
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
+        if self._timed_out():
+            return
         target, self._target = self._target, None
         token = _ACTIVE_RUN.get()
         current = self._entries.get(token) if token is not None else None
@@ -189,6 +268,29 @@ def _in_task(loop: asyncio.AbstractEventLoop) -> bool:
         return asyncio.current_task(loop) is not None
     except RuntimeError:
         return False
+
+
+@contextmanager
+def _repeating_after(seconds: float, fire: Callable[[], None], name: str) -> Iterator[None]:
+    """Calls ``fire`` from a timer thread once the block has lasted ``seconds``, then every
+    ``RETRY_SECONDS`` until the block ends; never after its end (the end waits for a call under way)."""
+    lock, done = threading.Lock(), threading.Event()
+
+    def repeat() -> None:
+        wait = seconds
+        while not done.wait(wait):
+            with lock:
+                if done.is_set():
+                    return
+                fire()
+            wait = RETRY_SECONDS
+
+    threading.Thread(target=repeat, name=name, daemon=True).start()
+    try:
+        yield
+    finally:
+        with lock:
+            done.set()
 
 
 _ROUTER: InterruptRouter | None = None

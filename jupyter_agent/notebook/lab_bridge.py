@@ -8,15 +8,20 @@ here is ever called and the messages go nowhere.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from jupyter_agent.notebook import runner
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
+    from jupyter_agent.notebook.cell_edit import CellEdits
     from jupyter_agent.notebook.comm import AgentCommTarget, DetachedTarget
+    from jupyter_agent.notebook.comm import protocol as p
+    from jupyter_agent.notebook.completion import NotebookCompletions
+    from jupyter_agent.notebook.config import AgentConfig
     from jupyter_agent.notebook.session_manager import SessionManager
 
 NOTHING_RUNNING = "No agent is running."
@@ -26,12 +31,84 @@ MATERIALIZE_OFFLINE = "The JupyterLab extension is not connected any more: run %
 class LabBridge:
     """The ``AgentCommHandler`` of ``notebook.comm``: called on the kernel's event loop."""
 
-    def __init__(self, shell: InteractiveShell | None, sessions: SessionManager) -> None:
+    def __init__(
+        self, shell: InteractiveShell | None, sessions: SessionManager, config: Callable[[], AgentConfig] | None = None
+    ) -> None:
         self.shell = shell
         self.sessions = sessions
+        self._config = config
+        self._completions: NotebookCompletions | None = None
+        self._completions_made = threading.Lock()
+        self._edits: CellEdits | None = None
+        from jupyter_agent.notebook.edit_review import EditReviews
+
+        self.reviews = EditReviews(shell)
+        sessions.reviewer = self.reviews.review  # a turn's notebook_edit may be approved in its cell
+
+    def close(self) -> None:
+        """The extension unloads: completions and edit runs stop, their cell hooks go."""
+        if self._completions is not None:
+            self._completions.close()
+            self._completions = None
+        if self._edits is not None:
+            self._edits.close()
+            self._edits = None
+
+    # Edit with Agent (made on the first request).
+
+    def edit_cell(self, request: p.EditCellRequest, send: Callable[[p.ProtocolMessage], None]) -> None:
+        self.edits.propose(request, send)
+
+    def cancel_edit(self, request_id: str) -> None:
+        if self._edits is not None:
+            self._edits.cancel(request_id)
+
+    def decide_edit(self, decision: p.EditDecision) -> str:
+        reviewed = self.reviews.decide(decision)  # a turn's notebook_edit reviewed in the cell
+        return reviewed if reviewed is not None else self.edits.decide(decision)
+
+    def chat(self, request: p.ChatRequest, send: Callable[[p.ProtocolMessage], None]) -> p.ProtocolMessage:
+        """A turn asked from the side panel, shown there (``notebook/side_panel.py``)."""
+        from jupyter_agent.notebook.side_panel import start_side_turn
+
+        return start_side_turn(self.shell, request, send)
+
+    @property
+    def edits(self) -> CellEdits:
+        if self._edits is None:
+            from jupyter_agent.notebook.cell_edit import CellEdits
+            from jupyter_agent.notebook.config import AgentConfig
+
+            self._edits = CellEdits(self.shell, self.sessions, self._config or AgentConfig)
+        return self._edits
+
+    # Inline completion (made on the first request: a notebook without the extension pays nothing).
+
+    # Both on the thread the comm message arrived on (notebook/comm/target.py: THREAD_SAFE).
+    def complete(self, request: p.CompleteRequest, send: Callable[[p.Completion], None]) -> None:
+        self.completions.complete(request, send)
+
+    def cancel_completion(self, request_id: str) -> None:
+        if self._completions is not None:
+            self._completions.cancel(request_id)
+
+    @property
+    def completions(self) -> NotebookCompletions:
+        with self._completions_made:  # the first two requests may arrive on two threads
+            if self._completions is None:
+                from jupyter_agent.notebook.completion import NotebookCompletions
+                from jupyter_agent.notebook.config import AgentConfig
+
+                self._completions = NotebookCompletions(self.shell, self.sessions, self._config or AgentConfig)
+            return self._completions
 
     def sessions_folder(self) -> Path | None:
         return self.sessions.folder
+
+    def notebook_moved(self, path: str, previous: str | None) -> str:
+        from jupyter_agent.notebook.session_moves import follow_notebook
+
+        return follow_notebook(self.sessions, path, previous)
 
     def stop(self, session: str | None) -> str:
         turns = self._running(session)
@@ -84,4 +161,6 @@ class LabBridge:
                 return f"Inserting {count} below the agent cell."
             return MATERIALIZE_OFFLINE
 
-        turn.renderer.offer_materialize(len(cells), materialize)
+        from jupyter_agent.notebook.lab_views import MaterializeOffered
+
+        turn.emit(MaterializeOffered(len(cells), materialize))

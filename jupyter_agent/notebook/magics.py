@@ -9,155 +9,103 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
-from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
-from jupyter_agent.notebook import frontend, runner
-from jupyter_agent.notebook.config import DATA_POLICIES, PERMISSION_MODES, AgentConfig, choose_permissions, default_workspace
+from jupyter_agent.notebook import agent_cells, frontend, runner
+from jupyter_agent.notebook.failed_turn import fail_cell, waits
 from jupyter_agent.notebook.lab_bridge import LabBridge
 from jupyter_agent.notebook.model_resolution import ResolvedModel, choose_model
 from jupyter_agent.notebook.session_manager import SessionManager, SessionNameError
-from jupyter_agent.notebook.site_limits import limit_config, limit_permissions, load_site_policy, site_model
-from jupyter_agent.notebook.system_prompt import PromptContext, build_system_prompt, turn_context
-from jupyter_agent.notebook.toolset import UnknownToolError, build_tools, parse_tool_list
+from jupyter_agent.notebook.site_limits import load_site_policy, site_model
+from jupyter_agent.notebook.system_prompt import notebook_system_prompt, turn_context
+from jupyter_agent.notebook.toolset import UnknownToolError, build_tools, data_policy, parse_tool_list, run_control
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
+    from traitlets import TraitType
 
     from jupyter_agent.loop import AgentTool
+    from jupyter_agent.notebook.config import AgentConfig
     from jupyter_agent.notebook.report import Report
     from jupyter_agent.notebook.session_manager import AgentSession
+    from jupyter_agent.tools.data_policy import DataPolicy
 
 NO_PROMPT = "%%agent needs a prompt: write it in the cell body, below the %%agent line."
+
+
+# The settings' traitlets and %%agent options, built from their declarations (notebook/config.py:
+# table): read from JSON, so %load_ext needs none of the pydantic models they are declared in.
+SETTINGS = json.loads(Path(__file__).with_name("settings.json").read_text(encoding="utf-8"))
+_OPTION_TYPES = {"int": int, "float": float}
+
+
+def setting_traits() -> dict[str, TraitType[Any, Any]]:
+    """One configurable traitlet per declared setting, with its default and help."""
+    import traitlets
+
+    traits: dict[str, TraitType[Any, Any]] = {}
+    for entry in SETTINGS["traits"]:
+        keywords = {"allow_none": entry["allow_none"], "help": entry["help"]}
+        kind, default = entry["kind"], entry["default"]
+        trait: TraitType[Any, Any]
+        if kind == "Enum":
+            trait = traitlets.Enum(tuple(entry["values"]), default, **keywords)
+        elif kind == "List":
+            trait = traitlets.List(traitlets.Unicode(), default_value=default, help=entry["help"])
+        elif kind == "Dict":
+            trait = traitlets.Dict(default_value=default, help=entry["help"])
+        else:
+            trait = getattr(traitlets, kind)(default, **keywords)
+        traits[entry["name"]] = trait.tag(config=True)
+    return traits
+
+
+def cell_arguments(magic: Callable[..., Any]) -> Callable[..., Any]:
+    """The settings' ``%%agent`` options, in their declarations' order (as if written one per line)."""
+    for item in reversed(SETTINGS["cell_options"]):
+        keywords = dict(item["keywords"])
+        if "type" in keywords:
+            keywords["type"] = _OPTION_TYPES[keywords["type"]]
+        if "choices" in keywords:
+            keywords["choices"] = tuple(keywords["choices"])
+        magic = argument(*item["flags"], **keywords)(magic)
+    return magic
 
 
 @magics_class
 class AgentMagics(Magics):
     """An LLM agent in your kernel: ``%%agent`` runs a turn, ``%agent`` manages sessions."""
 
-    model = Unicode(
-        "",
-        help="Model for new turns (litellm name, e.g. 'openai/gpt-4.1-mini', or 'demo'). "
-        "Empty: JUPYTER_AGENT_MODEL, then a provider key, then local Ollama, then the offline demo.",
-    ).tag(config=True)
-    api_base = Unicode("", help="Base URL of an OpenAI-compatible server (else JUPYTER_AGENT_API_BASE).").tag(config=True)
-    api_key = Unicode("", help="API key for the model (else JUPYTER_AGENT_API_KEY or the provider's variable).").tag(config=True)
-    permissions = Enum(
-        PERMISSION_MODES,
-        default_value=None,
-        allow_none=True,
-        help="ask: approve each mutating tool call; readonly: deny them; yolo: allow all. "
-        "None: JUPYTER_AGENT_PERMISSIONS, else ask (a headless run, which cannot ask, "
-        "denies). A cell's -p wins over both.",
-    ).tag(config=True)
-    session = Unicode("main", help="Session name when a cell gives none.").tag(config=True)
-    max_steps = Int(None, allow_none=True, help="Steps per turn (model round trips); None: no limit.").tag(config=True)
-    max_spend = Float(None, allow_none=True, help="USD ceiling per turn; None: no limit.").tag(config=True)
-    tools = List(Unicode(), help="Tools the agent may use; empty: all.").tag(config=True)
-    workspace = Unicode("", help="Folder the file tools are confined to; empty: the notebook's git root, else its folder.").tag(
-        config=True
-    )
-    session_dir = Unicode(
-        "",
-        help="Folder of this kernel's session files (<name>.jsonl); empty: <notebook>.agent/ beside "
-        "the notebook, else ipython.agent/ in the working folder.",
-    ).tag(config=True)
-    data_policy = Enum(
-        DATA_POLICIES,
-        default_value="sample",
-        help="sample: statistics and sample rows; schema: structure only, never values; full: as much as the output caps allow.",
-    ).tag(config=True)
-    sample_rows = Int(5, help="Sample rows inspect may show (data_policy 'sample').").tag(config=True)
-    bash_timeout = Float(120.0, help="Seconds before a bash command is killed.").tag(config=True)
-    stream_timeout = Float(
-        None,
-        allow_none=True,
-        help="Seconds without data from the provider before a response fails; None: JUPYTER_AGENT_STREAM_TIMEOUT, else 120.",
-    ).tag(config=True)
-    recent_cells = Int(
-        6, help="Cells before and after the agent cell in the notebook outline the agent gets; 0: no outline."
-    ).tag(config=True)
-    wait = Bool(False, help="Block each %%agent cell until its turn ends (headless runs always do).").tag(config=True)
-    memory = Bool(
-        False,
-        help="Keep durable facts about this notebook across sessions (<notebook>.agent/memory/): "
-        "the index goes into every request and each turn ends with an extraction request.",
-    ).tag(config=True)
-    delegate = Bool(
-        False,
-        help="Give the agent the delegate tool: sub-agents with fresh contexts and read-only tools "
-        "run sub-tasks within the turn's budget.",
-    ).tag(config=True)
-    mcp_servers = Dict(
-        help="MCP servers, as in .mcp.json: {'name': {'command': ..., 'args': [...], 'env': {...}}} "
-        "or {'name': {'url': 'http://…/mcp', 'headers': {...}}}; these win over the files."
-    ).tag(config=True)
-    mcp_subagents = Bool(False, help="Give delegate's sub-agents the read-only MCP tools too.").tag(config=True)
-    undo_snapshot_mb = Float(
-        100.0, help="Values the agent's code names are copied before it runs, for %agent undo, when smaller than this (MB)."
-    ).tag(config=True)
-    replay = Enum(
-        ("off", "auto", "strict"),
-        default_value="off",
-        help="auto: a cell whose prompt matches a recorded turn replays it without the model (else runs live); "
-        "strict: replays or fails. A cell's --replay wins.",
-    ).tag(config=True)
-    preload = Bool(True, help="Import litellm in a background thread at %load_ext.").tag(config=True)
+    # One traitlet per declared setting (features/settings.py, notebook/config.py), with its
+    # default and help: %config AgentMagics.<name>. A class body's namespace takes them as names.
+    locals().update(setting_traits())
+    if TYPE_CHECKING:  # what mypy cannot see of them: the kernel's settings read as attributes
+        model: str
+        workspace: str
+        session_dir: str
+        wait: bool
+        preload: bool
+        raise_on_error: str
 
     def __init__(self, shell: InteractiveShell, **kwargs: object) -> None:
         super().__init__(shell=shell, **kwargs)
         self.sessions = SessionManager(
             shell.user_ns, workspace_for=self._workspace_for, configured_folder=lambda: self.session_dir
         )
-        self.bridge = LabBridge(shell, self.sessions)
+        self.bridge = LabBridge(shell, self.sessions, config=self.current_config)
         self._location_noted: set[Path] = set()
 
     # -- %%agent ----------------------------------------------------------------------------
 
     @cell_magic("agent")
     @magic_arguments("%agent")
-    @argument("-m", "--model", help="model for this turn (litellm name, or 'demo')")
-    @argument("-s", "--session", metavar="NAME", help="session to continue (default: the current one, 'main')")
-    @argument("--new", action="store_true", help="start a fresh session")
-    @argument("--branch", metavar="NAME", help="fork the session into NAME and continue there")
-    @argument("-p", "--permissions", choices=PERMISSION_MODES, help="ask | readonly | yolo")
-    @argument("--max-steps", type=int, metavar="N", help="at most N steps (model round trips)")
-    @argument("--max-spend", type=float, metavar="USD", help="stop before spending more than USD")
-    @argument("--tools", metavar="LIST", help="comma-separated tools, e.g. python,variables (or 'none')")
-    @argument("--wait", action="store_const", const=True, dest="wait", default=None, help="block the cell until the turn ends")
-    @argument("--no-wait", action="store_const", const=False, dest="wait", help="return at once")
-    @argument(
-        "--memory",
-        action="store_const",
-        const=True,
-        dest="memory",
-        default=None,
-        help="use and update the notebook's memory in this turn",
-    )
-    @argument("--no-memory", action="store_const", const=False, dest="memory", help="no memory in this turn")
-    @argument(
-        "--delegate",
-        action="store_const",
-        const=True,
-        dest="delegate",
-        default=None,
-        help="let the agent hand sub-tasks to sub-agents",
-    )
-    @argument("--no-delegate", action="store_const", const=False, dest="delegate", help="no sub-agents in this turn")
-    @argument("--mcp", metavar="NAMES", help="only these MCP servers (comma-separated) in this turn")
-    @argument("--no-mcp", action="store_true", help="no MCP servers in this turn")
-    @argument(
-        "--replay",
-        nargs="?",
-        const="on",
-        choices=("on", "strict"),
-        help="play the recorded turn of this prompt again without the model (=strict: fail if there is none)",
-    )
+    @cell_arguments
     @argument("-h", "--help", action="store_true", help="show this help")
     def agent_cell(self, line: str, cell: str) -> None:
         """Run an agent turn; the cell body is the prompt."""
@@ -170,7 +118,7 @@ class AgentMagics(Magics):
             return
         mode = frontend.frontend_mode(self.shell)
         turn = self._turn(args, cell, mode, mentions=mentions)
-        if not frontend.blocks(mode, args.wait, self.wait):
+        if not frontend.blocks(mode, args.wait, waits(self.wait, self.raise_on_error)):
             runner.start(turn)
             return
         import asyncio
@@ -181,6 +129,7 @@ class AgentMagics(Magics):
             from IPython.core.async_helpers import get_asyncio_loop
 
             get_asyncio_loop().run_until_complete(runner.run_in_foreground(turn))
+            fail_cell(turn, self.raise_on_error, mode)
             return
         # The cell cannot block the loop it runs on; the transformer normally makes it await.
         turn.renderer.note("Running in the background (this cell could not wait for it).")
@@ -191,8 +140,10 @@ class AgentMagics(Magics):
         args = self._parse(line)
         if args is None:
             return
-        turn = self._turn(args, cell, frontend.frontend_mode(self.shell))
+        mode = frontend.frontend_mode(self.shell)
+        turn = self._turn(args, cell, mode)
         await runner.run_in_foreground(turn)
+        fail_cell(turn, self.raise_on_error, mode)
 
     def _parse(self, line: str) -> argparse.Namespace | None:
         try:
@@ -215,19 +166,21 @@ class AgentMagics(Magics):
         prompt = cell.strip()
         if not prompt:
             raise UsageError(NO_PROMPT)
-        config = AgentConfig.from_magics(self)
+        from jupyter_agent.notebook.config import given_by
+
+        config = self.current_config()
         # Imported here, in the cell's time, rather than in the turn's first step on the
         # background loop, where it would stall the notebook for tens of milliseconds.
         import jupyter_agent.features.turn_features  # noqa: F401
+        import jupyter_agent.notebook.views  # noqa: F401
         import jupyter_agent.runtime  # noqa: F401
         from jupyter_agent.session import SessionLockedError
 
         try:
             policy = load_site_policy()  # the administrator's limits: user settings apply within them
-            config = limit_config(config, policy)
+            given = given_by(args, tools=_tool_selection, mcp=_mcp_selection)
             # Nothing chosen: ask; a headless renderer, which cannot ask, denies with a note.
-            permissions = limit_permissions(choose_permissions(args.permissions, config) or "ask", policy)
-            tools = parse_tool_list(args.tools) if args.tools is not None else tuple(config.tools)
+            settings = policy.apply(config.turn(given))
             session = self._session(args, config)
         except (UnknownToolError, SessionNameError, SessionLockedError, FileExistsError, ValueError) as error:
             # SessionLockedError: another kernel (or store) writes this session; it names the holder.
@@ -236,38 +189,23 @@ class AgentMagics(Magics):
             choice = site_model(choose_model(args.model, session.model_name, config.model), policy)
         except ValueError as error:
             raise UsageError(str(error)) from None
-        settings = runner.TurnSettings(
-            permissions=permissions,
-            max_steps=args.max_steps if args.max_steps is not None else config.max_steps,
-            max_spend=policy.spend(args.max_spend) if args.max_spend is not None else config.max_spend,
-            tools=tools,
-            api_key=config.api_key or None,
-            api_base=config.api_base or None,
-            data_policy=config.data_policy,
-            sample_rows=config.sample_rows,
-            bash_timeout=config.bash_timeout,
-            stream_timeout=config.stream_timeout,
-            memory=config.memory if args.memory is None else args.memory,
-            delegate=config.delegate if args.delegate is None else args.delegate,
-            mcp=_mcp_selection(args),
-            mcp_servers=config.mcp_servers,
-            mcp_subagents=config.mcp_subagents,
-            undo_snapshot_mb=config.undo_snapshot_mb,
-            replay=args.replay or config.replay,
-        )
+        data = data_policy(settings.data_policy, settings.sample_rows, settings.data_ceiling)
+        shell = self.shell
+        assert shell is not None  # a magic only runs inside a shell
         if mentions:
-            prompt = _with_mentions(prompt, self.shell, session, settings)
+            from jupyter_agent.notebook.mentions import expand_mentions
+
+            prompt = expand_mentions(prompt, shell.user_ns, session.notebook, data, session.workspace)
         renderer = frontend.make_renderer(
-            mode, model_label=_label(choice), session=session.name, context_window=None, demo=choice.is_demo
+            mode, model_label=choice.name, session=session.name, context_window=None, demo=choice.is_demo
         )
         frontend.show(renderer)
+        for note in policy.notes:  # a change of the policy's location in this kernel, ignored
+            renderer.note(note)
         if mode == "static" and not self.sessions.location_known and session.path not in self._location_noted:
             self._location_noted.add(session.path)  # once per session: the next cells only repeat it
             renderer.note(unknown_notebook_note(session.path))
-        shell = self.shell
-        assert shell is not None  # a magic only runs inside a shell
         cell_id = _cell_id(shell)
-
         cell_waits = frontend.blocks(mode, args.wait, self.wait)  # the kernel runs no other cell meanwhile
 
         def make_tools(current_step: Callable[[], int]) -> list[AgentTool]:
@@ -275,27 +213,18 @@ class AgentMagics(Magics):
                 shell,
                 session,
                 selected=settings.tools,
-                data_policy=settings.data_policy,
-                sample_rows=settings.sample_rows,
+                policy=data,
                 bash_timeout=settings.bash_timeout,
+                python_timeout=settings.python_timeout,
                 current_step=current_step,
-                cell_waits=cell_waits,
-                snapshot_limit_mb=settings.undo_snapshot_mb,
+                live_renderer=lambda: renderer,  # the turn's panel shows the code's output live
             )
 
         def make_system(resolved: ResolvedModel, tool_list: list[AgentTool]) -> str:
-            return build_system_prompt(
-                PromptContext(
-                    notebook_path=session.notebook,
-                    workspace=session.workspace,
-                    tool_names=[tool.name for tool in tool_list],
-                    model_name=resolved.label,
-                    context_section=_context_section(session),
-                )
-            )
+            return notebook_system_prompt(session.notebook, session.workspace, [tool.name for tool in tool_list], resolved.label)
 
         def make_context() -> str:
-            return turn_context(_outline(shell, session, cell_id, config.recent_cells))
+            return turn_context(_outline(shell, session, cell_id, settings.recent_cells, data))
 
         request = runner.TurnRequest(
             prompt=prompt,
@@ -307,10 +236,21 @@ class AgentMagics(Magics):
             build_system=make_system,
             build_context=make_context,
             cell_id=cell_id,
+            cell=agent_cells.cell_turn(shell, cell.strip(), cell_id, mode == "static", session.notebook),
             on_started=self.bridge.turn_started,
             on_finished=self.bridge.turn_finished,
+            shell=shell,
+            frontend=_notebook_frontend(shell),
+            cell_waits=cell_waits,
+            run_control=run_control(shell, session, settings.python_timeout, settings.ask_slow_cells),
         )
         return runner.Turn(request, foreground=mode == "terminal")
+
+    def current_config(self) -> AgentConfig:
+        """The settings as ``%config`` and the environment give them now (a snapshot per cell)."""
+        from jupyter_agent.notebook.config import AgentConfig
+
+        return AgentConfig.from_magics(self)
 
     def _session(self, args: argparse.Namespace, config: AgentConfig) -> AgentSession:
         name = args.session or (None if config.session == "main" else config.session)
@@ -324,6 +264,8 @@ class AgentMagics(Magics):
         return session
 
     def _workspace_for(self, notebook_dir: Path) -> Path:
+        from jupyter_agent.notebook.config import default_workspace
+
         configured = self.workspace
         return Path(configured).expanduser().resolve() if configured else default_workspace(notebook_dir)
 
@@ -346,6 +288,10 @@ class AgentMagics(Magics):
         await runner.wait_idle(wait_session(self, line))
 
 
+def _tool_selection(args: Any) -> tuple[str, ...] | None:
+    return parse_tool_list(args.tools) if args.tools is not None else None
+
+
 def _mcp_selection(args: Any) -> tuple[str, ...] | None:
     if args.no_mcp:
         return ()
@@ -362,39 +308,23 @@ def unknown_notebook_note(path: Path) -> str:
     )
 
 
+def _notebook_frontend(shell: Any) -> Any:
+    from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
+
+    return CommNotebookFrontend(shell)
+
+
 def _cell_id(shell: Any) -> str | None:
     from jupyter_agent.notebook.comm import current_cell_id
 
     return current_cell_id(shell)
 
 
-def _with_mentions(prompt: str, shell: Any, session: Any, settings: runner.TurnSettings) -> str:
-    from jupyter_agent.notebook.mentions import expand_mentions
-    from jupyter_agent.tools.data_policy import DataPolicy
-
-    policy = DataPolicy(settings.data_policy, settings.sample_rows)
-    return expand_mentions(prompt, shell.user_ns, session.notebook, policy)
-
-
-def _outline(shell: Any, session: Any, cell_id: str | None, around: int) -> str:
+def _outline(shell: Any, session: Any, cell_id: str | None, around: int, policy: DataPolicy) -> str:
     """The cells around the agent cell, from the saved file and the kernel's history."""
     if around <= 0:
         return ""
     from jupyter_agent.features.notebook_tools import outline_section, read_disk_cells
 
     cells, source = read_disk_cells(session.notebook, shell.user_ns)
-    return outline_section(cells, source, agent_cell_id=cell_id, around=around)
-
-
-def _label(choice) -> str:
-    return choice.name  # the renderers add "offline demo model" themselves
-
-
-def _context_section(session: AgentSession) -> str:
-    from jupyter_agent.session import context_prompt, find_context_files
-
-    start = session.notebook or session.workspace
-    try:
-        return context_prompt(find_context_files(start, session.workspace))
-    except OSError:
-        return ""
+    return outline_section(cells, source, agent_cell_id=cell_id, around=around, policy=policy)

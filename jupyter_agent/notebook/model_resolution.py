@@ -13,6 +13,8 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from jupyter_agent.errors import UserFacingError
+from jupyter_agent.features.feature import ResolvedModel
 from jupyter_agent.model import Model, StreamFn, StreamOptions
 from jupyter_agent.model.secrets import remember_secret
 
@@ -43,14 +45,6 @@ class ModelChoice:
 
 
 @dataclass
-class ResolvedModel:
-    model: Model
-    stream_fn: StreamFn | None  # None: the runtime's default (litellm)
-    label: str  # shown in the panel footer
-    is_demo: bool = False
-
-
-@dataclass
 class _Registered:
     stream_fn: StreamFn
     model: Model
@@ -66,6 +60,11 @@ def register_model(name: str, stream_fn: StreamFn, model: Model | None = None) -
 
 def unregister_model(name: str) -> None:
     _REGISTRY.pop(name, None)
+
+
+def is_registered(name: str) -> bool:
+    """Whether ``name`` is a model registered with its own stream function (``register_model``)."""
+    return name in _REGISTRY
 
 
 def choose_model(
@@ -114,7 +113,7 @@ CHOSEN_BY = {
 }
 
 
-class UnknownModelError(ValueError):
+class UnknownModelError(ValueError, UserFacingError):
     """A model name litellm cannot route: said before any request, not as a provider failure."""
 
 

@@ -2,28 +2,29 @@
 
 Three renderers implement it (``notebook/panel``): ``AgentPanel`` (ipywidgets, live),
 ``StaticRenderer`` (plain displays for headless runs) and ``TextRenderer`` (terminal IPython).
-A renderer is a pure consumer: the runner feeds it run events and states, asks it for approvals,
-and installs the ``on_*`` hooks its controls call. The type checker proves every renderer has the
+A renderer is a pure consumer: the runner feeds it the turn's events and states, asks it for
+approvals, and installs the ``on_*`` hooks its controls call. It knows no feature: what a feature
+shows arrives as a ``FeatureEvent`` among the run's events, and the renderer hands it to the views
+registered for its type (``notebook/views.py``). The type checker proves every renderer has the
 whole surface (the ``_conforms`` functions below).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Protocol, Union
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Union
 
+from jupyter_agent.features.feature import FeatureEvent
 from jupyter_agent.runtime.events import RunEvent
 
 if TYPE_CHECKING:
-    from jupyter_agent.features.delegation.child import ChildQueuedEvent, ChildStartEvent
-    from jupyter_agent.features.memory.store import MemoryChange
-    from jupyter_agent.features.plan.state import PlanState
     from jupyter_agent.notebook.panel.panel import AgentPanel
     from jupyter_agent.notebook.panel.static_render import StaticRenderer
     from jupyter_agent.notebook.panel.text_renderer import TextRenderer
+    from jupyter_agent.notebook.views import Views
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
-    # What a sub-agent reports: its two lifecycle events, then its own run events.
-    ChildEvent = Union[ChildQueuedEvent, ChildStartEvent, RunEvent]
+# What a renderer hears: the run's events and what the turn's features show.
+TurnEvent = Union[RunEvent, FeatureEvent]
 
 
 class Renderer(Protocol):
@@ -32,8 +33,8 @@ class Renderer(Protocol):
     on_steer: Callable[[str], bool] | None
     on_follow_up: Callable[[str], bool] | None
 
-    def handle(self, event: RunEvent) -> None:
-        """One run event; never raises (a display problem is shown, not fatal to the run)."""
+    def handle(self, event: TurnEvent) -> None:
+        """One event of the turn; never raises (a display problem is shown, not fatal to the run)."""
 
     async def ask(self, request: ApprovalRequest) -> Decision:
         """The approval prompt for a mutating tool call."""
@@ -53,14 +54,33 @@ class Renderer(Protocol):
 
     def set_model(self, label: str, context_window: int | None) -> None: ...
 
-    def show_plan(self, plan: PlanState) -> None: ...
 
-    def memory_saved(self, *changes: MemoryChange) -> None: ...
+class EventRouter:
+    """``handle(event)`` for a renderer: a run event goes to its ``_dispatch`` (which matches
+    ``event.type``), a feature's to the views registered for its type (``self.views``).
 
-    def child_event(self, child_id: str, event: ChildEvent) -> None: ...
+    Never raises: a display problem is shown with ``show_error`` and must not end the run.
+    Event types a renderer does not show are ignored.
+    """
 
-    def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
-        """A finished turn's code can become cells: a button where there are buttons."""
+    views: Views[Any]
+
+    def show_error(self, text: str) -> None:  # pragma: no cover - every renderer defines it
+        raise NotImplementedError
+
+    def _dispatch(self, event: RunEvent) -> None:  # pragma: no cover - every renderer defines it
+        raise NotImplementedError
+
+    def handle(self, event: TurnEvent) -> None:
+        try:
+            if isinstance(event, FeatureEvent):
+                self.views.handle(event)
+            else:
+                self._dispatch(event)
+        except Exception as exc:  # noqa: BLE001 - shown instead of killing the run
+            from jupyter_agent.notebook.panel.formatting import error_text
+
+            self.show_error(f"could not show a {event.type} event: {error_text(exc)}")
 
 
 if TYPE_CHECKING:  # each renderer has the whole surface: checked by the type checker
@@ -75,4 +95,4 @@ if TYPE_CHECKING:  # each renderer has the whole surface: checked by the type ch
         return renderer
 
 
-__all__ = ["Renderer"]
+__all__ = ["EventRouter", "Renderer", "TurnEvent"]

@@ -6,35 +6,49 @@ strong reference (asyncio keeps only weak ones), waits its session's FIFO lock s
 session run in cell order ("waiting for the turn above"), routes the kernel's Interrupt to the
 run while it is active, and catches every exception into the renderer: an unreferenced task's
 error would land in no cell. ``run_in_foreground`` runs the same turn to completion for
-``--wait``, headless execution and terminal IPython. The task plan, memory and delegation are
-added to each turn by ``features.turn_features``.
+``--wait``, headless execution and terminal IPython.
+
+What a turn has beyond its tools comes from the feature registry (``features.registry``), in one
+loop (``features.turn_features.TurnFeatures``); the runner names no feature. The renderer hears
+one feed: the run's events and what the features show (``FeatureEvent``), in order.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
+from jupyter_agent.features.feature import FeatureEvent, ResolvedModel, RunPlan, TurnContext
+from jupyter_agent.features.settings import TurnSettings
 from jupyter_agent.messages import Message, with_turn_context
+from jupyter_agent.notebook.agent_cells import place_cell_turn, start_cell_turn
 from jupyter_agent.notebook.interrupt import interrupt_router
-from jupyter_agent.notebook.model_resolution import ResolvedModel, needs_litellm, resolve
+from jupyter_agent.notebook.model_resolution import needs_litellm, resolve
 from jupyter_agent.notebook.proxy_metadata import proxy_request_fields
-from jupyter_agent.notebook.renderer import Renderer
+from jupyter_agent.notebook.renderer import Renderer, TurnEvent
 from jupyter_agent.notebook.threads import call_on_loop, on_loop_thread
-from jupyter_agent.notebook.turn_request import TurnRequest, TurnSettings
+from jupyter_agent.notebook.toolset import turn_privacy_gate
+from jupyter_agent.notebook.trust_key import user_trust_key
 from jupyter_agent.runtime.events import (
     ApprovalRequestEvent,
     ApprovalResponseEvent,
     RunEvent,
+    StepStartEvent,
     ToolCallEvent,
     ToolResultEvent,
 )
+from jupyter_agent.runtime.feed import EventFeed
 
 if TYPE_CHECKING:
+    from jupyter_agent.features.frontend import NotebookFrontend
     from jupyter_agent.features.turn_features import TurnFeatures
+    from jupyter_agent.loop import AgentTool
+    from jupyter_agent.notebook.agent_cells import CellTurn
+    from jupyter_agent.notebook.model_resolution import ModelChoice
     from jupyter_agent.notebook.session_manager import AgentSession
     from jupyter_agent.runtime import AgentRun, RunResult
+    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision, Prompt
 
 WAITING = "waiting for the turn above"
 LOADING_LITELLM = "Loading litellm (its first use in a kernel takes a few seconds)…"
@@ -42,10 +56,36 @@ STOPPED_BEFORE_START = "stopped before it started"
 STOP_AFTER_CODE = "Stop takes effect when the running Python code returns; the kernel's Interrupt (■) stops it now."
 # How long an interrupt that hit non-tool code waits for a tool result before stopping the run.
 INTERRUPT_GRACE = 1.0
-# Errors the user can act on are shown as their message; anything else also names its type.
-_PLAIN_ERRORS = ("SessionLockedError", "SessionNameError", "SessionWriteError", "UsageError", "UnknownModelError", "ReplayError")
+# The tool whose calls run the user's Python on the loop's thread (Stop then waits for the code).
+CODE_TOOL = "python"
 
 _RUNS: set[asyncio.Task[None]] = set()  # strong references to every turn task
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    """What a ``%%agent`` cell asked for: fixed when the cell runs, never changed by the run."""
+
+    prompt: str
+    session: AgentSession
+    renderer: Renderer
+    choice: ModelChoice
+    settings: TurnSettings
+    build_tools: Callable[[Callable[[], int]], list[AgentTool]]  # current_step -> the toolset's tools
+    build_system: Callable[[ResolvedModel, list[AgentTool]], str]  # the same every turn (a cacheable prefix)
+    # The turn's context (the date, the cells around the agent cell), read when the turn starts;
+    # it leads the prompt, after the cached prefix (``messages.with_turn_context``).
+    build_context: Callable[[], str] | None = None
+    cell_id: str | None = None  # JupyterLab's id of the %%agent cell (for the lab extension)
+    # The cell the turn comes from (None: no cell, e.g. the side panel): a re-run redoes its turn.
+    cell: CellTurn | None = None
+    # Told when the turn starts running and when it ends: (turn) and (turn, status, steps).
+    on_started: Callable[[Turn], None] | None = None
+    on_finished: Callable[[Turn, str, int], None] | None = None
+    shell: Any = None  # the kernel's shell (the features' namespace); None: no kernel
+    frontend: NotebookFrontend | None = None  # the live notebook document (the lab extension's comm)
+    cell_waits: bool = False  # the cell blocks until the turn ends: the kernel runs no other cell meanwhile
+    run_control: dict[str, Any] | None = None  # notebook_run's guards (``toolset.run_control``): cell clock, limit, stale cells
 
 
 @dataclass(eq=False)  # identity semantics: a turn is a key of the interrupt router
@@ -57,17 +97,20 @@ class Turn:
     task: asyncio.Task[None] | None = None
     run: AgentRun | None = None
     resolved: ResolvedModel | None = None
-    features: TurnFeatures | None = None  # plan, memory, delegation
-    mcp: Any = None  # McpTurn: the MCP servers' tools and notes
-    _mcp_opening: asyncio.Task[Any] | None = None
+    features: TurnFeatures | None = None
     prior_count: int = 0  # messages the session held before this turn
+    step: int = 0  # the run's step in progress (0 before the first)
     stop_requested: bool = False
     error: BaseException | None = None
     result: RunResult | None = None
+    # What the renderer hears: the run's events and the features' (before, during and after the run).
+    feed: EventFeed[TurnEvent] = field(default_factory=EventFeed)
 
     loop: asyncio.AbstractEventLoop | None = None
+    _starting: asyncio.Future[None] | None = None  # the features' start, cancelled by Stop
     _stop_after_tool: bool = False
     _code_running: bool = False  # a python tool call is (about to be) executing on the loop's thread
+    _model: asyncio.Future[ResolvedModel] | None = None
 
     @property
     def session(self) -> AgentSession:
@@ -106,14 +149,20 @@ class Turn:
             # In case the interrupted code was not a tool: stop anyway, a moment later.
             self.loop.call_later(INTERRUPT_GRACE, self._interrupt)
 
+    def emit(self, event: FeatureEvent) -> None:
+        """What a feature shows, into the turn's feed (the renderer hears it in order)."""
+        self.feed.emit(event)
+
     def _follow_tools(self, event: RunEvent) -> None:
-        """Knows when agent-run Python occupies the loop; stops after an interrupted tool."""
-        if isinstance(event, ToolCallEvent):
-            self._code_running = event.name == "python"
+        """Knows the run's step, and when agent-run Python occupies the loop; stops after an interrupted tool."""
+        if isinstance(event, StepStartEvent):
+            self.step = event.step
+        elif isinstance(event, ToolCallEvent):
+            self._code_running = event.name == CODE_TOOL
         elif isinstance(event, ApprovalRequestEvent):
             self._code_running = False
         elif isinstance(event, ApprovalResponseEvent):
-            self._code_running = event.request.tool_name == "python" and event.decision != "deny"
+            self._code_running = event.request.tool_name == CODE_TOOL and event.decision != "deny"
         elif isinstance(event, ToolResultEvent):
             self._code_running = False
             if self._stop_after_tool:
@@ -131,9 +180,14 @@ class Turn:
         """The messages this turn added (empty until it has a result)."""
         return list(self.result.messages[self.prior_count :]) if self.result is not None else []
 
+    @property
+    def running(self) -> bool:
+        """Its run exists and has not ended (what ``%agent steer`` can reach)."""
+        return self.run is not None and not self.run.done
+
     def _interrupt(self) -> None:
-        if self._mcp_opening is not None:
-            self._mcp_opening.cancel()  # stop waiting for MCP servers; they go on starting for later turns
+        if self._starting is not None:
+            self._starting.cancel()  # stop waiting for the features (MCP servers go on starting for later turns)
         if self.run is not None:
             self.run.interrupt()
         if self.features is not None:
@@ -148,6 +202,12 @@ class Turn:
             return bool(push(text))
         call_on_loop(self.loop, push, text)
         return True  # checked above; the run may still end first, like any race with the answer
+
+    async def model(self) -> ResolvedModel:
+        """The turn's model, resolved once (in a worker thread: the first litellm model waits for its import)."""
+        if self._model is None:
+            self._model = asyncio.ensure_future(_resolve(self))
+        return await asyncio.shield(self._model)
 
 
 def start(turn: Turn) -> asyncio.Task[None]:
@@ -195,6 +255,7 @@ def _wire_controls(turn: Turn) -> None:
     renderer.on_stop = turn.stop
     renderer.on_steer = turn.steer
     renderer.on_follow_up = turn.follow_up
+    turn.feed.add_listener(renderer.handle)
 
 
 async def execute(turn: Turn) -> None:
@@ -216,7 +277,6 @@ async def execute(turn: Turn) -> None:
                 try:
                     await _run(turn)
                 finally:
-                    session.current = None
                     if on_finished is not None:
                         _safely(on_finished, turn, *_outcome(turn))
     except asyncio.CancelledError:
@@ -230,119 +290,145 @@ async def execute(turn: Turn) -> None:
     finally:
         # The live view becomes what a saved notebook keeps (the panel: static outputs, widgets closed).
         _safely(renderer.finish)
+        turn.feed.close()
 
 
 async def _run(turn: Turn) -> None:
+    from jupyter_agent.features.registry import FEATURES
     from jupyter_agent.features.turn_features import TurnFeatures
-    from jupyter_agent.runtime import run_agent
+    from jupyter_agent.runtime import PermissionPolicy, run_agent
     from jupyter_agent.runtime.compaction import summary_message
 
-    session, renderer, settings = turn.session, turn.renderer, turn.settings
+    session, renderer, settings, request = turn.session, turn.renderer, turn.settings, turn.request
     _safely(renderer.set_state, "running")
-    live_note = ""  # why a cell asking for a replay runs live
-    if settings.replay != "off":
-        from jupyter_agent.features.kernel_state.player import replay_if_recorded
-
-        replayed, live_note = await replay_if_recorded(turn)
-        if replayed:  # the recording, played again without a model
-            return
-    resolved = turn.resolved = await _resolve(turn)
-    if live_note:
-        _safely(renderer.note, live_note)  # after the note of litellm's loading is cleared
-    _safely(renderer.set_model, resolved.label, resolved.model.context_window)
+    store = session.store
+    base_tools = request.build_tools(lambda: turn.step)
+    features = turn.features = TurnFeatures.open(FEATURES, _context(turn), base_tools)
+    prompt = request.prompt
+    if request.build_context is not None:
+        prompt = with_turn_context(prompt, request.build_context())
+    plan = features.amend(RunPlan(prompt=prompt, max_steps=settings.max_steps, max_spend=settings.max_spend))
+    resolved = plan.model
+    if resolved is None:
+        resolved = turn.resolved = await turn.model()
+    _safely(renderer.set_model, resolved.label, resolved.model.context_window if resolved.gauge else None)
     if turn.stop_requested:
         _safely(renderer.set_state, "stopped", STOPPED_BEFORE_START)
         return
-    session.current = turn  # approvals go to this turn's renderer from now on
-    store = session.store
-    # The runtime's framing of a compaction summary, so a resumed session shows the model the same.
-    # A record that cannot be written (a full disk) ends the turn with that error, never silently.
-    recorder = store.recorder(
-        snapshots=session.snapshots,
-        summary_message=summary_message,
-        on_failure=lambda error: turn.run.fail(error) if turn.run is not None else None,
-    )
-    tools = turn.request.build_tools(lambda: recorder.current_step or 0)
-    features = turn.features = TurnFeatures.build(session, settings, renderer, resolved, tools)
-    tools = [*tools, *features.tools]
-    mcp = turn.mcp = await _open_mcp(turn)
-    if mcp is None:
+    # A cell run again branches the session before its earlier turn; before the features start,
+    # so that they read the branch the turn continues (its plan). A replay records nothing: no place.
+    placement = await place_cell_turn(turn) if plan.record else None
+    if not await _started(turn, features):
         _safely(renderer.set_state, "stopped", STOPPED_BEFORE_START)
         return
-    if settings.mcp_subagents and features.delegation is not None:
-        features.delegation.tools = [*features.delegation.tools, *mcp.read_only_tools()]
-    base_names = [tool.name for tool in tools]
-    tools = [*tools, *mcp.tools]
-    system = turn.request.build_system(resolved, tools)
-    if mcp.system_section():
-        system = f"{system}\n\n{mcp.system_section()}"
-    policy = session.policy_for(settings.permissions)
-    store.record_request(
-        resolved.model,
-        {"max_steps": settings.max_steps, "max_spend_usd": settings.max_spend, "permissions": settings.permissions},
-    )
-    prior = store.messages()
-    turn.prior_count = len(prior)
-    prompt = turn.request.prompt
-    if turn.request.build_context is not None:
-        prompt = with_turn_context(prompt, turn.request.build_context())
+    tools = features.run_tools()
+    system = features.system(request.build_system(resolved, tools)) if plan.system_prompt else None
+    recorder = None
+    if plan.record:
+        # The runtime's framing of a compaction summary, so a resumed session shows the model the same.
+        # A record that cannot be written (a full disk) ends the turn with that error, never silently.
+        recorder = store.recorder(
+            snapshots=session.snapshots,
+            summary_message=summary_message,
+            on_failure=lambda error: turn.run.fail(error) if turn.run is not None else None,
+            trust=user_trust_key(store.redactor),  # signs the calls that ran, which a replay may trust
+        )
+        options = {"max_steps": settings.max_steps, "max_spend_usd": settings.max_spend, "permissions": settings.permissions}
+        await start_cell_turn(turn, placement, options, system or "", tools, plan.lead)
+    elif plan.lead:
+        _safely(renderer.note, plan.lead)
+    messages = store.messages() if plan.messages is None else plan.messages
+    turn.prior_count = len(messages)
+    # Each run gets its own frozen policy: its mode, this turn's prompt, the session's trust.
+    policy = PermissionPolicy(settings.permissions, prompt=approval_prompt(turn), trust=session.trust)
+    if plan.gate is not None:
+        policy = plan.gate(policy)
     run = run_agent(
         model=resolved.model,
-        prompt=prompt,
+        prompt=plan.prompt,
         system=system,
         tools=tools,
-        messages=prior,
+        messages=messages,
         stream_fn=resolved.stream_fn,
-        max_steps=settings.max_steps,
-        max_spend_usd=settings.max_spend,
+        max_steps=plan.max_steps,
+        max_spend_usd=plan.max_spend,
         permissions=policy,
-        prepare_step=mcp.step_hook(base_names, features.prepare_step()),
+        prepare_step=features.prepare_step(),
+        compaction=plan.compaction or "model",
     )
     features.attach(run)
     turn.run = run
-    run.add_listener(recorder.record)
-    run.add_listener(renderer.handle)
+    if recorder is not None:
+        run.add_listener(recorder.record)
+    run.add_listener(turn.feed.emit)
     run.add_listener(turn._follow_tools)
     if turn.stop_requested:
         run.interrupt()
     turn.result = await run.result()
-    if recorder.failure is not None and turn.result.reason != "error":
+    if recorder is not None and recorder.failure is not None and turn.result.reason != "error":
         turn.error = recorder.failure  # the turn's last write (its final fsync) failed after the run settled
         raise recorder.failure
     if not turn.stop_requested:
-        await features.after_turn(turn.result, turn.prior_count, resolved, store)
-        mcp.show()  # the MCP notes stay visible after other notes came and went
+        await features.after(turn.result, turn.new_messages())
 
 
-async def _open_mcp(turn: Turn) -> Any:
-    """The turn's MCP servers (started if needed, with progress in the panel); None if stopped meanwhile."""
-    from jupyter_agent.features.mcp import McpTurn, open_turn
-
-    settings = turn.settings
-    if settings.mcp == () or tuple(settings.tools) == ("none",):
-        return McpTurn()
-    opening = turn._mcp_opening = asyncio.ensure_future(
-        open_turn(
-            turn.session,
-            configured=settings.mcp_servers,
-            selection=settings.mcp,
-            mode=settings.permissions,
-            ask=turn.session.ask,
-            note=lambda text: _safely(turn.renderer.note, text),
-        )
+def _context(turn: Turn) -> TurnContext:
+    request = turn.request
+    return TurnContext(
+        session=turn.session,
+        settings=turn.settings,
+        prompt=request.prompt,
+        emit=turn.emit,
+        note=lambda text: _safely(turn.renderer.note, text),
+        ask=approval_prompt(turn),
+        model=turn.model,
+        current_step=lambda: turn.step,
+        shell=request.shell,
+        frontend=request.frontend,
+        cell_waits=request.cell_waits,
+        trust_key=user_trust_key(),
+        cell=request.cell.ref if request.cell is not None else None,  # a replay finds the cell's own turn first
+        run_control=request.run_control,
     )
+
+
+def approval_prompt(turn: Turn) -> Prompt:
+    """The turn's approval prompt: its renderer asks, and the session's reviewer (the lab
+    extension's inline review of a notebook edit) may decide beside it; the first answer wins."""
+    renderer, session = turn.renderer, turn.session
+
+    async def ask(request: ApprovalRequest) -> Decision:
+        review = session.reviewer(request) if session.reviewer is not None else None
+        if review is None:
+            return await renderer.ask(request)
+        # Whichever decides first wins; the other is cancelled (the bar hides, the review closes).
+        asking = asyncio.ensure_future(renderer.ask(request))
+        reviewing = asyncio.ensure_future(review)
+        try:
+            done, _ = await asyncio.wait({asking, reviewing}, return_when=asyncio.FIRST_COMPLETED)
+            return (asking if asking in done else reviewing).result()
+        finally:
+            for task in (asking, reviewing):
+                task.cancel()
+
+    return ask
+
+
+async def _started(turn: Turn, features: TurnFeatures) -> bool:
+    """The features' start (servers, consent), with progress in the panel; False if stopped meanwhile."""
+    starting = turn._starting = asyncio.ensure_future(features.start())
     try:
-        return await opening
+        await starting
+        return True
     except asyncio.CancelledError:
-        if turn.stop_requested and opening.cancelled():
-            return None
+        if turn.stop_requested and starting.cancelled():
+            return False
         raise
     finally:
-        turn._mcp_opening = None
+        turn._starting = None
 
 
 async def _resolve(turn: Turn) -> ResolvedModel:
-    """Resolves the model in a worker thread: the first litellm model waits for its import."""
     settings = turn.settings
     waiting = False
     choice = turn.request.choice
@@ -354,14 +440,16 @@ async def _resolve(turn: Turn) -> ResolvedModel:
             _safely(turn.renderer.note, LOADING_LITELLM)
     try:
         session = turn.request.session
-        return await asyncio.to_thread(
+        resolved = await asyncio.to_thread(
             resolve,
             choice,
-            api_key=settings.api_key,
-            api_base=settings.api_base,
+            api_key=settings.api_key or None,  # empty: the provider's own variable
+            api_base=settings.api_base or None,
             idle_timeout=settings.stream_timeout,
             request_fields=proxy_request_fields(choice.name, session.name, session.notebook),
         )
+        # Every request of the turn passes the privacy gate: its steps, sub-agents, compaction, memory.
+        return resolved.behind(turn_privacy_gate(settings))
     finally:
         if waiting:
             _safely(turn.renderer.note, "")
@@ -377,10 +465,15 @@ def _outcome(turn: Turn) -> tuple[str, int]:
 
 
 def describe_error(error: BaseException) -> str:
+    """Errors the user can act on (``UserFacingError``, IPython's ``UsageError``) are shown as their
+    message; anything else also names its type."""
+    from IPython.core.error import UsageError
+
+    from jupyter_agent.errors import UserFacingError
     from jupyter_agent.model.secrets import redact_secrets
 
     name = type(error).__name__
-    if name in _PLAIN_ERRORS or not str(error):
+    if isinstance(error, (UserFacingError, UsageError)) or not str(error):
         return redact_secrets(str(error)) or name
     return redact_secrets(f"{name}: {error}")
 
@@ -396,3 +489,8 @@ def _safely(method: Callable[..., object], *args: object) -> None:
 def turns_of(session: AgentSession) -> list[Turn]:
     """The session's turns that are queued or running."""
     return [turn for turn in session.turns if turn.task is not None and not turn.task.done()]
+
+
+def running_turn(session: AgentSession) -> Turn | None:
+    """The session's turn whose run is going on (it holds the session's lock), if any."""
+    return next((turn for turn in turns_of(session) if turn.running), None)

@@ -3,8 +3,8 @@
 A session belongs to a notebook file and a name (``main`` by default). Its transcript lives in
 ``<notebook>.agent/<name>.jsonl`` beside the notebook and is resumed by the next ``%%agent``
 cell, after a kernel restart too. Each session keeps, for the life of the kernel, its permission
-trust (``Allow <tool> for this session``), the files the agent has read, and a FIFO lock so its
-turns run one at a time in the order their cells ran.
+trust (``Allow <tool> for this session``; each run gets a policy of its own over it), the files
+the agent has read, and a FIFO lock so its turns run one at a time in the order their cells ran.
 """
 
 from __future__ import annotations
@@ -14,11 +14,14 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
+
+from jupyter_agent.errors import UserFacingError
+from jupyter_agent.runtime.permissions import Trust
 
 if TYPE_CHECKING:
     from jupyter_agent.notebook.runner import Turn
-    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision, PermissionMode, PermissionPolicy
+    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
     from jupyter_agent.session import SessionStore, SnapshotStore
     from jupyter_agent.tools.read_tracker import ReadTracker
 
@@ -29,7 +32,7 @@ CURRENT_FILE = "current"
 _VALID_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
-class SessionNameError(ValueError):
+class SessionNameError(ValueError, UserFacingError):
     pass
 
 
@@ -76,11 +79,13 @@ class AgentSession:
     store: SessionStore  # opened (and locked) on first use
     read_tracker: ReadTracker
     snapshots: SnapshotStore
-    policy: PermissionPolicy | None = None  # keeps "allow for this session" across turns
+    trust: Trust = field(default_factory=Trust)  # "allow for this session", kept across turns
     model_name: str | None = None  # set by `%agent model NAME`
-    # The turn whose run is executing (it holds the lock); the turn owns the run and its renderer.
-    current: Turn | None = None
     turns: list[Turn] = field(default_factory=list)  # queued and running
+    # Another place that may decide an approval (the lab extension's inline review of a notebook
+    # edit): given the request, an awaitable decision, or None when it has no say in it. Each run's
+    # prompt asks it beside the turn's renderer (``runner.approval_prompt``).
+    reviewer: Callable[[ApprovalRequest], Awaitable[Decision] | None] | None = None
     _lock: asyncio.Lock | None = None
 
     @property
@@ -96,22 +101,6 @@ class AgentSession:
     def add_turn(self, turn: Turn) -> None:
         self.turns = [known for known in self.turns if known.task is None or not known.task.done()]
         self.turns.append(turn)
-
-    def policy_for(self, mode: PermissionMode) -> PermissionPolicy:
-        """The session's permission policy in ``mode``; trust granted earlier is kept."""
-        if self.policy is None:
-            from jupyter_agent.runtime import PermissionPolicy
-
-            self.policy = PermissionPolicy(mode, prompt=self.ask)
-        self.policy.mode = mode
-        return self.policy
-
-    async def ask(self, request: ApprovalRequest) -> Decision:
-        """The permission prompt: the renderer of the turn that is running decides."""
-        turn = self.current
-        if turn is None:
-            return "deny"
-        return await turn.renderer.ask(request)
 
 
 class SessionManager:
@@ -132,10 +121,14 @@ class SessionManager:
         self.chosen_folder: Path | None = None  # set by `%agent session-file PATH`; wins over the rest
         self.sessions: dict[Path, AgentSession] = {}
         self.last_used: str | None = None  # the session of the latest %%agent cell in this kernel
+        # Where the notebook is now, when the lab extension said it moved (the kernel's own
+        # JPY_SESSION_NAME keeps the path it was started with until it restarts).
+        self.moved_to: Path | None = None
+        self.reviewer: Callable[[ApprovalRequest], Awaitable[Decision] | None] | None = None  # every session's
 
     @property
     def notebook(self) -> Path | None:
-        return notebook_path(self.user_ns, self.env)
+        return self.moved_to or notebook_path(self.user_ns, self.env)
 
     @property
     def folder(self) -> Path:
@@ -206,6 +199,7 @@ class SessionManager:
                 store=store,
                 read_tracker=ReadTracker(),
                 snapshots=store.snapshots(),
+                reviewer=lambda request: self.reviewer(request) if self.reviewer is not None else None,
             )
             self.sessions[path] = session
         return session

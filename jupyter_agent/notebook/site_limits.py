@@ -1,36 +1,21 @@
-"""The site policy applied to one turn's settings: user choices within the administrator's limits."""
+"""The site policy's say in the notebook: the model a turn may use, and what ``%agent config`` shows of it.
+
+A turn's settings are limited by ``SitePolicy.apply`` (``session/site_policy.py``)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import TYPE_CHECKING, cast
-
 from jupyter_agent.notebook.model_resolution import CHOSEN_BY, ModelChoice
-from jupyter_agent.session.site_policy import SITE_CONFIG_ENV, SitePolicy, SitePolicyError, load_site_policy, site_config_path
-
-if TYPE_CHECKING:
-    from jupyter_agent.notebook.config import AgentConfig
-    from jupyter_agent.runtime.permissions import PermissionMode
-    from jupyter_agent.tools.data_policy import DataPolicyName
+from jupyter_agent.session.site_policy import (
+    SITE_CONFIG_ENV,
+    SitePolicy,
+    SitePolicyError,
+    load_site_policy,
+    policy_notes,
+    site_config_path,
+)
 
 # Choices nobody made: the site's default model comes before them.
 _FALLBACK_SOURCES = frozenset({"ollama", "default"})
-
-
-def limit_config(config: AgentConfig, policy: SitePolicy) -> AgentConfig:
-    """The data policy lowered to its ceiling, the gateway as base URL, the spend capped."""
-    if not policy.active:
-        return config
-    return replace(
-        config,
-        data_policy=cast("DataPolicyName", policy.data_policy(config.data_policy)),
-        api_base=policy.api_base or config.api_base,
-        max_spend=policy.spend(config.max_spend),
-    )
-
-
-def limit_permissions(mode: PermissionMode, policy: SitePolicy) -> PermissionMode:
-    return cast("PermissionMode", policy.permissions(mode))
 
 
 def site_model(choice: ModelChoice, policy: SitePolicy) -> ModelChoice:
@@ -48,9 +33,11 @@ def site_policy_line() -> str:
     try:
         policy = load_site_policy()
     except SitePolicyError as error:
-        return f"  site policy: {error} (every turn is refused until it is fixed)"
+        return f"  site policy: {error} (every turn is refused until it is fixed)" + _notes(policy_notes())
     if not policy.active:
-        return f"  site policy: none ({site_config_path() or SITE_CONFIG_ENV + ' is empty'} does not exist)"
+        where = site_config_path()
+        shown = f"{where} does not exist" if where is not None else f"{SITE_CONFIG_ENV} was empty when the kernel started"
+        return f"  site policy: none ({shown})" + _notes(policy.notes)
     limits = []
     if policy.allowed_models:
         limits.append("models " + ", ".join(policy.allowed_models))
@@ -66,7 +53,11 @@ def site_policy_line() -> str:
         limits.append(f"max_spend at most {policy.max_spend} USD")
     if policy.mcp_allowed is not None:
         limits.append("MCP servers " + (", ".join(rule.name for rule in policy.mcp_allowed) or "none"))
-    return f"  site policy: {policy.source} ({'; '.join(limits) or 'no limits'})"
+    return f"  site policy: {policy.source} ({'; '.join(limits) or 'no limits'})" + _notes(policy.notes)
 
 
-__all__ = ["limit_config", "limit_permissions", "load_site_policy", "site_model", "site_policy_line"]
+def _notes(notes: tuple[str, ...]) -> str:
+    return "".join(f"\n    {note}" for note in notes)
+
+
+__all__ = ["load_site_policy", "site_model", "site_policy_line"]

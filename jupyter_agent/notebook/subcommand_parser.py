@@ -17,6 +17,7 @@ from IPython.core.error import UsageError
 if TYPE_CHECKING:
     from jupyter_agent.notebook.magics import AgentMagics
     from jupyter_agent.notebook.report import Report
+    from jupyter_agent.notebook.session_manager import AgentSession
 
 HELP_FLAGS = ("-h", "--help")
 
@@ -69,6 +70,19 @@ class Subcommand:
         return namespace
 
 
+def session_argument() -> Argument:
+    """``-s/--session NAME``, as every subcommand about one session takes it."""
+    return arg("-s", "--session", metavar="NAME", help="the session (default: the latest turn's, else the current one)")
+
+
+def session_named(magics: AgentMagics, name: str | None) -> AgentSession:
+    """The session ``-s NAME`` names; without one, the latest turn's session, else the current one."""
+    try:
+        return magics.sessions.get(name) if name else magics.sessions.recent()
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 class SubcommandParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message}\n{self.format_usage().strip()}\nSee {self.prog} --help.")
@@ -76,7 +90,11 @@ class SubcommandParser(argparse.ArgumentParser):
 
 class SubcommandTable:
     def __init__(self, subcommands: list[Subcommand], usage: str) -> None:
-        self.subcommands = {subcommand.name: subcommand for subcommand in subcommands}
+        self.subcommands: dict[str, Subcommand] = {}
+        for subcommand in subcommands:
+            if subcommand.name in self.subcommands:
+                raise ValueError(f"two subcommands are called {subcommand.name!r}")
+            self.subcommands[subcommand.name] = subcommand
         self.usage = usage
 
     def __getitem__(self, name: str) -> Subcommand:
@@ -106,4 +124,4 @@ class SubcommandTable:
         return Report(f"```\n{text}\n```", text)
 
 
-__all__ = ["Argument", "Subcommand", "SubcommandParser", "SubcommandTable", "arg"]
+__all__ = ["Argument", "Subcommand", "SubcommandParser", "SubcommandTable", "arg", "session_argument", "session_named"]

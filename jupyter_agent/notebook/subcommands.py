@@ -8,71 +8,47 @@ every one has ``--help``; unknown subcommands and bad arguments raise a short ``
 from __future__ import annotations
 
 import argparse
-import json
-from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 
-from jupyter_agent.messages import without_turn_context
 from jupyter_agent.notebook import runner
 from jupyter_agent.notebook.config import AgentConfig
-from jupyter_agent.notebook.feature_commands import memory_command, plan_report
 from jupyter_agent.notebook.model_resolution import choose_model
 from jupyter_agent.notebook.report import Report
-from jupyter_agent.notebook.serve_commands import SERVE_ARGUMENTS, SERVE_SUMMARY, serve_command
+from jupyter_agent.notebook.session_commands import (
+    HISTORY_ARGUMENTS,
+    HISTORY_SUMMARY,
+    SESSIONS_ARGUMENTS,
+    SESSIONS_SUMMARY,
+    history_command,
+    sessions_command,
+)
 from jupyter_agent.notebook.site_limits import site_policy_line
-from jupyter_agent.notebook.subcommand_parser import Subcommand, SubcommandTable, arg
+from jupyter_agent.notebook.subcommand_parser import Subcommand, SubcommandTable, arg, session_argument, session_named
+from jupyter_agent.notebook.turn_preview import PREVIEW_ARGUMENTS, PREVIEW_SUMMARY, preview_command
+from jupyter_agent.notebook.views import commands, undo_handlers
 
 if TYPE_CHECKING:
-    from jupyter_agent.messages import ImageContent, TextContent
     from jupyter_agent.notebook.magics import AgentMagics
     from jupyter_agent.notebook.session_manager import AgentSession
 
 USAGE = """\
-usage: %agent sessions | usage | history | plan | memory [show|delete|undo NAME] |
+usage: %agent sessions | usage | history | preview | plan | memory [show|delete|undo NAME] |
               steer TEXT | follow-up TEXT | stop | wait | undo [STEP] | diff | model [NAME] |
               config | materialize [SESSION] | mcp [tools NAME | restart NAME] |
               serve [stop] | session-file [PATH] | fix [TEXT] | help
 usage, history, plan, stop, wait and diff take -s/--session NAME (default: the session of the
 latest %%agent cell, else the current one). %agent SUBCOMMAND --help describes one."""
-HISTORY_CHARS = 600  # per message in %agent history: enough to recognise it
-HISTORY_LINES = 8
 
 
 def run_subcommand(magics: AgentMagics, line: str) -> Report | None:
     return SUBCOMMANDS.run(magics, line)
 
 
-def session_named(magics: AgentMagics, name: str | None) -> AgentSession:
-    """The session ``-s NAME`` names; without one, the latest turn's session, else the current one."""
-    try:
-        return magics.sessions.get(name) if name else magics.sessions.recent()
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-
-
 def wait_session(magics: AgentMagics, rest: str) -> AgentSession:
     """The session ``%agent wait [-s NAME]`` waits for (parsed like every subcommand)."""
     return session_named(magics, SUBCOMMANDS["wait"].parse(rest).session)
-
-
-def _sessions(magics: AgentMagics, args: argparse.Namespace) -> Report:
-    from jupyter_agent.session import list_sessions
-
-    current = magics.sessions.current_name()
-    infos = list_sessions(magics.sessions.folder)
-    if not infos:
-        return Report("No sessions yet: run a `%%agent` cell to start one.")
-    rows = ["| session | messages | last activity | model | cost |", "|---|---|---|---|---|"]
-    lines = []
-    for info in infos:
-        when = info.last_activity.astimezone().strftime("%Y-%m-%d %H:%M") if info.last_activity else "-"
-        marker = " (current)" if info.name == current else ""
-        cost = f"${info.total_cost_usd:.4f}"
-        rows.append(f"| {info.name}{marker} | {info.message_count} | {when} | {info.model or '-'} | {cost} |")
-        lines.append(f"{info.name}{marker}: {info.message_count} messages, {when}, {info.model or '-'}, {cost}")
-    return Report("\n".join(rows), "\n".join(lines))
 
 
 def _usage(magics: AgentMagics, args: argparse.Namespace) -> Report:
@@ -84,65 +60,10 @@ def _usage(magics: AgentMagics, args: argparse.Namespace) -> Report:
     return Report(f"**Usage of session `{session.name}`**\n\n" + "\n".join(table), f"session {session.name}: {text}")
 
 
-def _history(magics: AgentMagics, args: argparse.Namespace) -> Report:
-    session = session_named(magics, args.session)
-    messages = session.store.history()
-    if not messages:
-        return Report(f"Session `{session.name}` is empty.")
-    markdown, text = [], []
-    for message in messages:
-        md, plain = _history_entry(message)
-        markdown.append(md)
-        text.append(plain)
-    return Report("\n\n".join(markdown), "\n".join(text))
-
-
-def _history_entry(message: Any) -> tuple[str, str]:
-    if message.role == "tool_result":
-        body = _clip(_blocks_text(message.content), HISTORY_LINES)
-        mark = "✗" if message.is_error else "✓"
-        return (
-            f"{mark} `{message.tool_name}` result:\n\n```text\n{body}\n```",
-            f"  {mark} {message.tool_name}: {' '.join(body.split())[:200]}",
-        )
-    who = "You" if message.role == "user" else "Agent"
-    content = message.content if not isinstance(message.content, str) else [SimpleNamespace(type="text", text=message.content)]
-    if message.role == "user":
-        content = [SimpleNamespace(type="text", text=without_turn_context(b.text)) if b.type == "text" else b for b in content]
-    parts = [block.text for block in content if getattr(block, "type", "") == "text" and block.text.strip()]
-    calls = [block for block in content if getattr(block, "type", "") == "tool_call"]
-    said = _clip("\n\n".join(parts), HISTORY_LINES) if parts else ""
-    md = f"**{who}:** {said}".rstrip()
-    plain = f"{who}: {' '.join(said.split())[:HISTORY_CHARS]}".rstrip()
-    for call in calls:
-        arguments = _clip(_call_text(call.arguments), 4)
-        md += f"\n\n→ `{call.name}`\n```\n{arguments}\n```"
-        plain += f"\n  → {call.name} {' '.join(arguments.split())[:200]}"
-    return md, plain
-
-
-def _blocks_text(content: list[TextContent | ImageContent]) -> str:
-    return "\n".join(block.text if block.type == "text" else "[image]" for block in content)
-
-
-def _call_text(arguments: dict[str, object]) -> str:
-    if set(arguments) == {"code"} or set(arguments) == {"command"}:
-        return str(next(iter(arguments.values())))
-    return json.dumps(arguments, ensure_ascii=False)
-
-
-def _clip(text: str, lines: int) -> str:
-    kept = text.strip().splitlines()
-    clipped = "\n".join(kept[:lines]).replace("```", "ʼʼʼ")
-    if len(clipped) > HISTORY_CHARS:
-        clipped = clipped[:HISTORY_CHARS] + "…"
-    return clipped + (f"\n… ({len(kept) - lines} more lines)" if len(kept) > lines else "")
-
-
 def _steer(magics: AgentMagics, args: argparse.Namespace, kind: str = "steer") -> Report:
     session = magics.sessions.recent()
-    turn = session.current
-    if turn is None or turn.run is None:
+    turn = runner.running_turn(session)
+    if turn is None:
         raise UsageError(f"no agent turn is running in session {session.name!r}")
     delivered = turn.steer(args.text) if kind == "steer" else turn.follow_up(args.text)
     if not delivered:
@@ -180,49 +101,13 @@ def _wait(magics: AgentMagics, args: argparse.Namespace) -> Report | None:
 
 
 def _undo(magics: AgentMagics, args: argparse.Namespace) -> Report:
-    step = args.step
+    """The step's changes, undone by the first feature whose changes it holds (registry order)."""
     session = magics.sessions.recent()
-    notebook_step = _notebook_undo_step(session, step)
-    if notebook_step is not None:
-        return _undo_notebook_edits(magics, session, notebook_step)
-    from jupyter_agent.features.kernel_state.view import undo_report
-
-    return undo_report(session, magics.shell.user_ns if magics.shell is not None else {}, step)
-
-
-def _notebook_undo_step(session: Any, step: int | None) -> int | None:
-    """The step whose notebook edits ``%agent undo`` reverts: the given one, or the newest if no file change is newer."""
-    from jupyter_agent.features.notebook_tools import NotebookEditLog
-
-    edits = NotebookEditLog.for_session(session.path).edits()
-    steps = {edit.step for edit in edits}
-    if step is not None:
-        return step if step in steps else None
-    if not steps:
-        return None
-    newest = max(steps)
-    file_steps = [e.step for e in session.snapshots.steps() if not e.undone] if session.snapshots is not None else []
-    return newest if not file_steps or newest >= max(file_steps) else None
-
-
-def _undo_notebook_edits(magics: Any, session: Any, step: int) -> Report:
-    from jupyter_agent.features.notebook_tools import NotebookEditLog
-    from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
-
-    frontend = CommNotebookFrontend(magics.shell)
-    if not frontend.connected:
-        return Report("Nothing reverted: undoing notebook edits needs the JupyterLab extension connected to this notebook.")
-    edits = NotebookEditLog.for_session(session.path).take_step(step)
-    for edit in edits:  # newest first
-        frontend.send_edit(edit.inverse())
-    lines = "\n".join(f"- {edit.op} of cell `{edit.cell_id}`" for edit in edits)
-    return Report(f"Reverting the notebook edits of step {step}:\n{lines}")
-
-
-def _diff(magics: AgentMagics, args: argparse.Namespace) -> Report:
-    from jupyter_agent.features.kernel_state.view import diff_report
-
-    return diff_report(session_named(magics, args.session))
+    for undo in undo_handlers():
+        report = undo(magics, session, args.step)
+        if report is not None:
+            return report
+    return Report("The agent has not changed anything that can be undone in this session.")
 
 
 def _model(magics: AgentMagics, args: argparse.Namespace) -> Report:
@@ -257,15 +142,6 @@ def _config(magics: AgentMagics, args: argparse.Namespace) -> Report:
     return Report(f"```\n{text}\n```", text)
 
 
-def _plan(magics: AgentMagics, args: argparse.Namespace) -> Report:
-    return plan_report(session_named(magics, args.session))
-
-
-def _memory(magics: AgentMagics, args: argparse.Namespace) -> Report:
-    tokens = [args.action, *args.names] if args.action else []
-    return memory_command(magics.sessions.folder, tokens, SUBCOMMANDS["memory"].parser().format_usage().strip())
-
-
 def _session_file(magics: AgentMagics, args: argparse.Namespace) -> Report:
     """Where this kernel's sessions are kept; ``PATH`` moves them (headless runs the kernel cannot place)."""
     from pathlib import Path
@@ -297,26 +173,21 @@ def _materialize(magics: AgentMagics, args: argparse.Namespace) -> Report:
         raise UsageError(str(error).strip("'\"")) from None
 
 
-def _mcp(magics: AgentMagics, args: argparse.Namespace) -> Report:
-    from jupyter_agent.notebook.mcp_commands import mcp_command
-
-    return mcp_command(magics, args.words, SUBCOMMANDS["mcp"].parser().format_usage().strip())
-
-
-def _serve(magics: AgentMagics, args: argparse.Namespace) -> Report | None:
-    return serve_command(magics, args, SUBCOMMANDS["serve"].parser().format_usage().strip())
-
-
 def _fix(magics: AgentMagics, args: argparse.Namespace) -> None:
     """A turn that fixes the last error (``TEXT``: what the user adds to the request)."""
     from jupyter_agent.notebook.fix import fix_prompt
-    from jupyter_agent.tools.data_policy import DataPolicy
+    from jupyter_agent.notebook.site_limits import load_site_policy
+    from jupyter_agent.notebook.toolset import data_policy
 
-    config = AgentConfig.from_magics(magics)
     try:
-        prompt = fix_prompt(magics.shell, DataPolicy(config.data_policy, config.sample_rows), args.text)
+        # The prompt holds the failing frame's locals: the site's data ceiling binds them as it binds the turn.
+        config = load_site_policy().apply(AgentConfig.from_magics(magics))
+        policy = data_policy(config.data_policy, config.sample_rows, config.data_ceiling)
+        prompt = fix_prompt(magics.shell, policy, args.text)
     except LookupError as error:
         raise UsageError(str(error).strip("'\"")) from None
+    except ValueError as error:  # a broken site policy (SitePolicyError): the turn would be refused too
+        raise UsageError(str(error)) from None
     magics.start_turn("", prompt, mentions=False)
 
 
@@ -326,23 +197,14 @@ def _step_number(text: str) -> int:
     return int(text)
 
 
-_SESSION = arg("-s", "--session", metavar="NAME", help="the session (default: the latest turn's, else the current one)")
+_SESSION = session_argument()
 
 SUBCOMMANDS = SubcommandTable(
     [
-        Subcommand("sessions", "The notebook's sessions: messages, last activity, model and cost.", _sessions),
+        Subcommand("sessions", SESSIONS_SUMMARY, sessions_command, SESSIONS_ARGUMENTS),
         Subcommand("usage", "Tokens, cost and steps of a session.", _usage, (_SESSION,)),
-        Subcommand("history", "Every message of a session, summarized ones included.", _history, (_SESSION,)),
-        Subcommand("plan", "The task plan of a session.", _plan, (_SESSION,)),
-        Subcommand(
-            "memory",
-            "The notebook's memory notes: list them, show, delete or undo one.",
-            _memory,
-            (
-                arg("action", nargs="?", metavar="list|show|delete|undo", help="what to do (default: list)"),
-                arg("names", nargs="*", metavar="NAME", help="the note"),
-            ),
-        ),
+        Subcommand("history", HISTORY_SUMMARY, history_command, (_SESSION, *HISTORY_ARGUMENTS)),
+        Subcommand("preview", PREVIEW_SUMMARY, preview_command, PREVIEW_ARGUMENTS),
         Subcommand("steer", "A message for the running turn, delivered at its next step.", _steer, text="text"),
         Subcommand("follow-up", "A message for when the running turn would otherwise finish.", _follow_up, text="text"),
         Subcommand("stop", "Stop the session's queued and running turns.", _stop, (_SESSION,)),
@@ -353,7 +215,6 @@ SUBCOMMANDS = SubcommandTable(
             _undo,
             (arg("step", nargs="?", type=_step_number, metavar="STEP", help="the step number"),),
         ),
-        Subcommand("diff", "What the agent changed: variables per step, files as diffs.", _diff, (_SESSION,)),
         Subcommand(
             "model",
             "The model of the next turns; with NAME, set it for the session.",
@@ -368,19 +229,13 @@ SUBCOMMANDS = SubcommandTable(
             (arg("session", nargs="?", metavar="SESSION", help="the session (default: the most recent one)"),),
         ),
         Subcommand(
-            "mcp",
-            "The MCP servers of this notebook: list them, a server's tools, or restart one.",
-            _mcp,
-            (arg("words", nargs="*", metavar="tools NAME | restart NAME", help="what to show or do (default: the servers)"),),
-        ),
-        Subcommand("serve", SERVE_SUMMARY, _serve, SERVE_ARGUMENTS),
-        Subcommand(
             "session-file",
             "Where this kernel's sessions are kept; PATH moves them.",
             _session_file,
             (arg("path", nargs="*", metavar="PATH", help="a .jsonl file, e.g. analysis.agent/main.jsonl"),),
         ),
         Subcommand("fix", "A turn that fixes the last error; TEXT adds to the request.", _fix, text="text", text_required=False),
+        *commands(),  # the features' own: plan, memory, diff, mcp, serve…
     ],
     USAGE,
 )

@@ -85,7 +85,7 @@ def _environment(context: PromptContext) -> str:
     return "\n".join(lines)
 
 
-_TOOL_HELP = {
+TOOL_HELP = {
     "python": "run Python code in the user's namespace (the last expression is shown, like a cell)",
     "variables": "list the user's variables with type, shape and size (runs no user code)",
     "inspect": "describe one object: for DataFrames dtypes, shape, nulls, summary, sample rows (lazy frames: schema and a few rows, never computed whole)",
@@ -109,9 +109,32 @@ def _tools(names: Sequence[str]) -> str:
     if not names:
         return "You have no tools in this turn: answer from the conversation."
     lines = ["Your tools:"]
-    lines += [f"- `{name}`: {_TOOL_HELP[name]}" if name in _TOOL_HELP else f"- `{name}`" for name in names]
+    lines += [f"- `{name}`: {TOOL_HELP[name]}" if name in TOOL_HELP else f"- `{name}`" for name in names]
     return "\n".join(lines)
 
 
 def _cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… [{len(text) - limit} more characters]"
+
+
+def notebook_system_prompt(notebook: Path | None, workspace: Path, tool_names: Sequence[str], model_name: str) -> str:
+    """The system prompt of a turn of this notebook: what a turn sends and what ``%agent preview`` counts."""
+    return build_system_prompt(
+        PromptContext(
+            notebook_path=notebook,
+            workspace=workspace,
+            tool_names=list(tool_names),
+            model_name=model_name,
+            context_section=context_files_section(notebook, workspace),
+        )
+    )
+
+
+def context_files_section(notebook: Path | None, workspace: Path) -> str:
+    """The system prompt's section of context files (AGENTS.md, CLAUDE.md) from the notebook's folder up."""
+    from jupyter_agent.session import context_prompt, find_context_files
+
+    try:
+        return context_prompt(find_context_files(notebook or workspace, workspace))
+    except OSError:
+        return ""

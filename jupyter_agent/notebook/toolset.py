@@ -1,25 +1,58 @@
-"""The tools a notebook turn gets: kernel tools on the user's namespace, coding tools on the workspace."""
+"""The toolset of a notebook turn: kernel tools on the user's namespace, coding tools on the workspace.
+
+What a feature adds (the notebook tools, the plan, MCP…) comes from the feature registry, not from
+here; ``--tools`` picks among both (``ALL_TOOLS``).
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from jupyter_agent.errors import JupyterAgentError
+from jupyter_agent.features.registry import FEATURES, selectable_tools
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from IPython.core.interactiveshell import InteractiveShell
 
+    from jupyter_agent.features.feature import Feature, FeatureEvent, ResolvedModel
+    from jupyter_agent.features.settings import TurnSettings
     from jupyter_agent.loop import AgentTool
     from jupyter_agent.notebook.session_manager import AgentSession
-    from jupyter_agent.tools.data_policy import DataPolicyName
+    from jupyter_agent.runtime.permissions import Prompt
+    from jupyter_agent.runtime.privacy import PrivacyGate
+    from jupyter_agent.tools.data_policy import DataPolicy, DataPolicyName
 
 KERNEL_TOOLS = ("python", "variables", "inspect")
-NOTEBOOK_TOOLS = ("notebook_read", "notebook_edit", "notebook_run")
 CODING_TOOLS = ("read", "list", "grep", "glob", "edit", "write", "bash")
-ALL_TOOLS = KERNEL_TOOLS + NOTEBOOK_TOOLS + CODING_TOOLS
+# Every tool --tools can pick: the toolset's, then the features' (the notebook tools), in the
+# order the help has always listed them.
+ALL_TOOLS = KERNEL_TOOLS + selectable_tools() + CODING_TOOLS
+# Tools whose results hold the kernel's values (the data policy binds them; the file tools show files).
+VALUE_TOOLS = KERNEL_TOOLS + selectable_tools()
 
 
-class UnknownToolError(ValueError):
+def data_policy(mode: DataPolicyName = "sample", sample_rows: int = 5, ceiling: DataPolicyName | None = None) -> DataPolicy:
+    """The turn's (or ``%agent serve``'s) data policy, with the site's ceiling when one is in force."""
+    from jupyter_agent.tools.data_policy import DataPolicy
+
+    return DataPolicy(mode, sample_rows, ceiling=ceiling)
+
+
+def privacy_gate(policy: DataPolicy) -> PrivacyGate:
+    """The gate between the turn and its model (and between ``%agent serve`` and its clients)."""
+    from jupyter_agent.runtime.privacy import PrivacyGate
+
+    return PrivacyGate(policy.mode, policy.sample_rows, value_tools=VALUE_TOOLS)
+
+
+def turn_privacy_gate(settings: Any) -> PrivacyGate:
+    """The gate of a turn with these ``TurnSettings``: every request of the turn passes it."""
+    return privacy_gate(data_policy(settings.data_policy, settings.sample_rows, settings.data_ceiling))
+
+
+class UnknownToolError(ValueError, JupyterAgentError):
     pass
 
 
@@ -42,36 +75,32 @@ def build_tools(
     session: AgentSession,
     *,
     selected: Sequence[str] = (),
-    data_policy: DataPolicyName = "sample",
-    sample_rows: int = 5,
+    policy: DataPolicy | None = None,  # default: "sample", 5 rows
     bash_timeout: float = 120.0,
+    python_timeout: float | None = None,  # AgentMagics.python_timeout (notebook_run's cells too); None: no limit
     current_step: Callable[[], int] = lambda: 0,
-    cell_waits: bool = False,
     live_renderer: Callable[[], Any] | None = None,
-    snapshot_limit_mb: float = 100.0,  # AgentMagics.undo_snapshot_mb
 ) -> list[AgentTool]:
-    """Kernel, notebook and coding tools, in that order, restricted to ``selected`` when given.
+    """Kernel and coding tools, in that order, restricted to ``selected`` when given.
 
-    ``live_renderer``: where python's output shows while it runs (default: the running turn's panel)."""
+    ``live_renderer``: where python's output shows while it runs (the turn's panel; None: nowhere
+    until the result)."""
     if tuple(selected) == ("none",):
         return []
-    from jupyter_agent.features.notebook_tools import notebook_tools
     from jupyter_agent.tools import coding_tools, kernel_tools
 
     wanted = set(selected or ALL_TOOLS)
+    policy = policy or data_policy()
     tools: list[AgentTool] = []
     if wanted & set(KERNEL_TOOLS):
         from jupyter_agent.notebook.live_code import LiveCode
 
-        # The turn's panel (the session's renderer while it runs) shows the code's output live.
-        live = LiveCode(live_renderer or (lambda: session.current.renderer if session.current is not None else None))
-        from jupyter_agent.features.kernel_state import session_watch
+        live = LiveCode(live_renderer) if live_renderer is not None else None
+        from jupyter_agent.notebook.interrupt import interrupt_router
 
-        # Each python call's namespace changes: on its card, in the session, undone by %agent undo.
-        watch = session_watch(shell, session, current_step, snapshot_limit_mb)
-        tools += kernel_tools(shell, data_policy=data_policy, sample_rows=sample_rows, live=live, watch=watch)
-    if wanted & set(NOTEBOOK_TOOLS):
-        tools += notebook_tools(notebook_context(shell, session, current_step, cell_waits=cell_waits))
+        # At its limit a python call is interrupted as the kernel's ■ would, and the turn goes on.
+        limit = interrupt_router(shell).time_limit
+        tools += kernel_tools(shell, policy=policy, live=live, time_limit=limit, python_timeout=python_timeout)
     if wanted & set(CODING_TOOLS):
         snapshots = session.snapshots
 
@@ -86,21 +115,66 @@ def build_tools(
     return [tool for tool in tools if tool.name in wanted]
 
 
-def notebook_context(shell: Any, session: Any, current_step: Callable[[], int] = lambda: 0, *, cell_waits: bool = False) -> Any:
-    """The notebook tools' context for ``session``: its read state lives as long as the session."""
-    from jupyter_agent.features.notebook_tools import NotebookContext, NotebookEditLog, NotebookReadState
+def with_feature_tools(
+    tools: Sequence[AgentTool],
+    shell: Any,
+    session: AgentSession,
+    settings: TurnSettings,
+    *,
+    features: Sequence[Feature] = FEATURES,
+    current_step: Callable[[], int] = lambda: 0,
+    emit: Callable[[FeatureEvent], None] = lambda event: None,
+    note: Callable[[str], None] = lambda text: None,
+    ask: Prompt | None = None,
+    run_control: dict[str, Any] | None = None,
+) -> list[AgentTool]:
+    """``tools`` and what the enabled ``features`` offer when they open, each wrapped by them, outside
+    a turn (``%agent serve``, ``%agent preview``): nothing is started, so a feature whose tools come
+    from its ``start`` (MCP servers, the delegate tool) offers none here."""
+    from jupyter_agent.features.feature import TurnContext
+    from jupyter_agent.features.turn_features import TurnFeatures
     from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
 
-    state = _READ_STATES.setdefault(str(session.path), NotebookReadState())
-    return NotebookContext(
-        frontend=CommNotebookFrontend(shell),
-        notebook_path=lambda: session.notebook,
-        user_ns=getattr(shell, "user_ns", None) or {},
-        edit_log=NotebookEditLog.for_session(session.path),
+    async def no_model() -> ResolvedModel:
+        raise RuntimeError("outside a turn there is no model to resolve")
+
+    context = TurnContext(
+        session=session,
+        settings=settings,
+        prompt="",
+        emit=emit,
+        note=note,
+        ask=ask,
+        model=no_model,
         current_step=current_step,
-        state=state,
-        cell_waits=cell_waits,
+        shell=shell,
+        frontend=CommNotebookFrontend(shell),
+        run_control=run_control,
+    )
+    return TurnFeatures.open(features, context, tools).tools()
+
+
+def run_control(shell: Any, session: Any, timeout: float | None, ask_slow_cells: float | None) -> dict[str, Any]:
+    """notebook_run's guards: the kernel's cell clock and its ■ for a cell at its limit; the session's
+    stale cells. The notebook tools' ``RunControl`` fields (the feature makes it; the notebook layer
+    reaches features through the registry only)."""
+    from jupyter_agent.notebook.cell_clock import cell_clock
+    from jupyter_agent.notebook.interrupt import interrupt_router
+
+    clock, router = cell_clock(shell), interrupt_router(shell)
+
+    def limit(cell_id: str, seconds: float) -> Any:
+        return router.cell_time_limit(seconds, lambda: clock.running == cell_id)
+
+    transformer = getattr(getattr(shell, "input_transformer_manager", None), "transform_cell", None)
+    return dict(
+        cell_seconds=clock.seconds,
+        ask_slow_cells=ask_slow_cells,
+        timeout=timeout,
+        limit=limit,
+        stale=_STALE_CELLS.setdefault(str(session.path), []),
+        transform=transformer,
     )
 
 
-_READ_STATES: dict[str, Any] = {}  # session file -> what its agent read of the notebook
+_STALE_CELLS: dict[str, list[Any]] = {}  # session file -> the cells its python calls made stale, in order

@@ -18,9 +18,10 @@ from jupyter_agent.runtime.events import (
     ToolResultEvent,
     UserMessageEvent,
 )
+from jupyter_agent.runtime.feed import FatalToRun
 from jupyter_agent.runtime.limits import StepContext, StepInfo
 from jupyter_agent.runtime.options import StepOverrides
-from jupyter_agent.runtime.permissions import ApprovalRequest, PermissionPolicy
+from jupyter_agent.runtime.permissions import ApprovalRequest, PermissionPolicy, Trust
 from jupyter_agent.runtime.queues import Pending
 from jupyter_agent.runtime.result import STOP_REASONS, RunResult
 from jupyter_agent.runtime.run import AgentRun, run_agent
@@ -32,10 +33,12 @@ __all__ = [
     "ApprovalRequestEvent",
     "ApprovalResponseEvent",
     "CompactedEvent",
+    "FatalToRun",
     "FinishEvent",
     "MessageEvent",
     "Pending",
     "PermissionPolicy",
+    "Trust",
     "Rates",
     "RunErrorEvent",
     "RunEvent",

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Union
 
-from jupyter_agent.messages import ImageContent, Message, TextContent
+from jupyter_agent.messages import ImageContent, Message, TextContent, ToolResultMessage
+from jupyter_agent.runtime.privacy import local_content, withheld_note
 from jupyter_agent.runtime.spend import RunUsage
 
 if TYPE_CHECKING:
@@ -44,6 +45,8 @@ class ToolCallEvent:
     tool_call_id: str
     name: str
     args: dict[str, Any]
+    # Seconds the call may run once it starts (``AgentTool.time_limit``); None: no limit.
+    time_limit: float | None = None
     type: Literal["tool_call"] = field(default="tool_call", init=False)
 
 
@@ -51,10 +54,32 @@ class ToolCallEvent:
 class ToolResultEvent:
     tool_call_id: str
     name: str
-    content: list[TextContent | ImageContent]
+    content: list[TextContent | ImageContent]  # what the model got
     is_error: bool
     details: Any = None
+    # What the user sees when the model's copy withheld values under the data policy (see
+    # ``runtime/privacy.py``); ``None``: ``content`` is both. ``withheld`` says what was left out.
+    local_content: list[TextContent | ImageContent] | None = None
+    withheld: str = ""
     type: Literal["tool_result"] = field(default="tool_result", init=False)
+
+    @classmethod
+    def of(cls, message: ToolResultMessage) -> ToolResultEvent:
+        """The event of a result message: copies of its blocks, its local copy read from its details."""
+        return cls(
+            tool_call_id=message.tool_call_id,
+            name=message.tool_name,
+            content=[block.model_copy() for block in message.content],
+            is_error=message.is_error,
+            details=message.details,
+            local_content=local_content(message.details),
+            withheld=withheld_note(message.details),
+        )
+
+    @property
+    def shown(self) -> list[TextContent | ImageContent]:
+        """What a renderer shows the user: the local copy, else the content."""
+        return self.local_content if self.local_content is not None else self.content
 
 
 @dataclass(slots=True)

@@ -18,7 +18,6 @@ from typing import Literal
 from jupyter_agent.loop import (
     AbortController,
     AbortSignal,
-    AgentLoopError,
     AgentLoopOptions,
     AgentTool,
     RequestPreparation,
@@ -26,12 +25,12 @@ from jupyter_agent.loop import (
     TurnInfo,
     run_agent_loop,
 )
-from jupyter_agent.loop.agent_loop import TRUNCATED
+from jupyter_agent.loop.types import ResponseTruncated
 from jupyter_agent.messages import AssistantMessage, Message, UserContent, UserMessage
 from jupyter_agent.model import StreamOptions
 from jupyter_agent.model.tokens import estimate_message_tokens, estimate_overhead
 from jupyter_agent.runtime.compaction import Compaction, Compactor
-from jupyter_agent.runtime.events import CompactedEvent, RunErrorEvent, RunStartEvent
+from jupyter_agent.runtime.events import CompactedEvent, RunErrorEvent, RunEvent, RunStartEvent
 from jupyter_agent.runtime.feed import EventFeed
 from jupyter_agent.runtime.ledger import StepLedger
 from jupyter_agent.runtime.limits import HookRunner, Limits, LiveStepContext, StepContext, StepInfo
@@ -45,7 +44,7 @@ from jupyter_agent.runtime.window import ContextWindow
 
 
 class RunHost:
-    def __init__(self, options: RunOptions, feed: EventFeed, queues: InputQueues, controller: AbortController) -> None:
+    def __init__(self, options: RunOptions, feed: EventFeed[RunEvent], queues: InputQueues, controller: AbortController) -> None:
         self.options = options
         self.emit = feed.emit
         self.queues = queues
@@ -60,7 +59,7 @@ class RunHost:
         self.tools_by_name = {tool.name: tool for tool in self.tools}
         self._admitted: dict[int, tuple[AgentTool, AgentTool]] = {}  # id(tool) -> (tool, gated tool)
         self.view: list[Message] = list(options.messages)  # messages are shared values: never copied
-        self.transcript = TranscriptRecorder(options.messages, self.emit, self._account, self._view_appended)
+        self.transcript = TranscriptRecorder(options.messages, self.emit, self._account, self._view_appended, self._limit_of)
         self.window = ContextWindow(
             options.window_tokens,
             options.max_output_tokens,
@@ -132,7 +131,7 @@ class RunHost:
             return ERROR, failure
         if self.signal.aborted and failure is self.signal.reason:
             return ABORTED, None
-        if isinstance(failure, AgentLoopError) and str(failure) == TRUNCATED:
+        if isinstance(failure, ResponseTruncated):
             return MAX_OUTPUT, None
         return ERROR, failure
 
@@ -302,6 +301,10 @@ class RunHost:
     def _context(self, step_number: int) -> StepContext:
         steps = [StepInfo(step=info.step, tool_names=list(info.tool_names)) for info in self.ledger.steps]
         return LiveStepContext(step_number, self.transcript.messages, steps)
+
+    def _limit_of(self, name: str, arguments: dict[str, object]) -> float | None:
+        tool = self.tools_by_name.get(name)
+        return tool.limit_for(arguments) if tool is not None else None
 
     def _admit(self, tool: AgentTool) -> AgentTool:
         """A tool that appeared during the run (a server's changed tool list): gated like the run's own."""

@@ -11,11 +11,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, InstanceOf, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    InstanceOf,
+    ValidationError,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+)
 
 from jupyter_agent.loop import AbortSignal, AgentTool
 from jupyter_agent.loop.validate_input import validate_user_content
-from jupyter_agent.messages import Message, UserContent
+from jupyter_agent.messages import AssistantMessage, Message, ToolResultMessage, UserContent, UserMessage
 from jupyter_agent.model import Model, StreamFn, StreamOptions
 from jupyter_agent.runtime.compaction import CompactionMode
 from jupyter_agent.runtime.limits import Hook
@@ -23,6 +32,7 @@ from jupyter_agent.runtime.permissions import PermissionPolicy
 from jupyter_agent.runtime.spend import Rates
 from jupyter_agent.runtime.window import DEFAULT_COMPACT_FRACTION
 
+_MESSAGE_TYPES = frozenset({UserMessage, AssistantMessage, ToolResultMessage})
 # One model response; long enough for a full file rewrite, short of most models' output cap.
 DEFAULT_MAX_OUTPUT_TOKENS = 16_384
 # The last few exchanges carry the working state; older ones are what a summary is for.
@@ -172,18 +182,18 @@ class RunOptions(BaseModel):
             names.add(tool.name)
         return tools
 
-    @field_validator("messages", mode="before")
+    @field_validator("messages", mode="wrap")
     @classmethod
-    def _no_messages(cls, value: object) -> object:
-        return [] if value is None else value
-
-    @field_validator("messages")
-    @classmethod
-    def _own_list(cls, messages: list[Message]) -> list[Message]:
+    def _own_list(cls, value: object, validate: ValidatorFunctionWrapHandler) -> list[Message]:
         # The run appends to and compacts its own list. Messages are values that nothing changes
         # once made, so the caller's are shared, not copied: a copy of a long session per run
-        # cost more than the request itself.
-        return list(messages)
+        # cost more than the request itself. Messages need no validation again (it costs
+        # milliseconds for a long session): only what is not one (a JSON dict) is validated.
+        if value is None:
+            return []
+        if isinstance(value, (list, tuple)) and set(map(type, value)) <= _MESSAGE_TYPES:
+            return list(value)
+        return list(validate(value))
 
     @field_validator("stream_fn")
     @classmethod

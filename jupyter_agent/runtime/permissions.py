@@ -1,10 +1,12 @@
 """The permission gate: mutating tools ask the host before they run.
 
-``PermissionPolicy`` holds the mode, the host's prompt and the session's trust ("tool": the whole
-tool, "call": one exact call), so a notebook that reuses one policy per session remembers
-answers across runs. ``ApprovalGate`` is one run's use of it: it wraps the mutating tools and
-reports each prompt as ``approval_request`` / ``approval_response`` events. Read-only tools are
-never gated. A denial is an error result the model reads, never an exception.
+``Trust`` is what the user allowed for a session ("tool": the whole tool, "call": one exact call)
+and the lock that asks one question at a time; it outlives runs. ``PermissionPolicy`` is one
+run's frozen choice: the mode, the prompt that asks (the run's own host), and the trust it reads
+and adds to, so a notebook gives each run a new policy over its session's one ``Trust``.
+``ApprovalGate`` is one run's use of it: it wraps the mutating tools and reports each prompt as
+``approval_request`` / ``approval_response`` events. Read-only tools are never gated. A denial
+is an error result the model reads, never an exception.
 """
 
 from __future__ import annotations
@@ -13,19 +15,21 @@ import asyncio
 import dataclasses
 import inspect
 import json
-from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Literal, Sequence, Union
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Literal, Sequence, Union, get_args
 
 from pydantic import BaseModel
 
-from jupyter_agent.loop import AbortSignal, AgentTool
-from jupyter_agent.loop.types import ToolReturn
+from jupyter_agent.errors import JupyterAgentError
+from jupyter_agent.loop import AbortSignal, AgentTool, ApprovalPreview
+from jupyter_agent.loop.types import ApprovalNote, ToolReturn
 from jupyter_agent.messages import copy_json
 from jupyter_agent.runtime.events import ApprovalRequestEvent, ApprovalResponseEvent, RunEvent
 from jupyter_agent.runtime.limits import HookRunner
 
-PermissionMode = Literal["ask", "readonly", "yolo"]
-PERMISSION_MODES = ("ask", "readonly", "yolo")
+PermissionMode = Literal["ask", "readonly", "yolo"]  # the one declaration of the modes
+PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)  # in the order help lists them
+BY_STRICTNESS: tuple[PermissionMode, ...] = ("readonly", "ask", "yolo")  # a ceiling lowers a mode along it
 Decision = Literal["once", "tool", "call", "deny"]
 DECISIONS: tuple[Decision, ...] = ("once", "tool", "call", "deny")
 CANCELLED = "cancelled"
@@ -37,6 +41,11 @@ _LABEL_ARGS_CHARS = 200
 
 def unknown_mode(mode: object) -> str:
     return f'Unknown permission mode: {mode!r} (expected "ask", "readonly" or "yolo")'
+
+
+def stricter_mode(first: PermissionMode, second: PermissionMode) -> PermissionMode:
+    """The stricter of two modes: what a site's ceiling leaves of the user's choice."""
+    return BY_STRICTNESS[min(BY_STRICTNESS.index(first), BY_STRICTNESS.index(second))]
 
 
 def denied_by_user(name: str) -> str:
@@ -51,15 +60,26 @@ def denied_no_prompt(name: str) -> str:
     return f'Tool call "{name}" was denied (no approval prompt available).'
 
 
-class ToolCallDenied(Exception):
-    """Raised inside a gated tool; the loop turns it into an error result with this text."""
+def was_denied(result_text: str) -> bool:
+    """Whether a tool result is the gate's refusal (any of the three above): the call did not run."""
+    return result_text.startswith('Tool call "') and '" was denied' in result_text.split("\n", 1)[0]
+
+
+class ToolCallDenied(JupyterAgentError):
+    """Raised inside a gated tool; the loop turns it into an error result with this text.
+
+    A prompt may raise it too: a host that cannot ask (a headless run) denies with its own reason,
+    so the model is not told that a user declined.
+    """
 
 
 @dataclass
 class ApprovalRequest:
     tool_name: str
     args: dict[str, Any]
-    label: str
+    label: str  # the call at a glance: the tool's label, its arguments, then ``note``
+    note: str = ""  # what the arguments do not say (``ApprovalNote.text``): prompts show it apart
+    preview: ApprovalPreview | None = None  # what the call will do, in its tool's words (``AgentTool.approval_preview``)
 
 
 Prompt = Callable[[ApprovalRequest], Union[str, Awaitable[str]]]
@@ -78,14 +98,10 @@ def normalize_decision(answer: object) -> Decision:
     return _ANSWER_ALIASES.get(answer.lower(), "deny")
 
 
-class PermissionPolicy:
-    def __init__(self, mode: PermissionMode = "ask", prompt: Prompt | None = None) -> None:
-        if mode not in PERMISSION_MODES:
-            raise ValueError(unknown_mode(mode))
-        if prompt is not None and not callable(prompt):
-            raise ValueError("prompt must be callable or None")
-        self.mode = mode
-        self.prompt = prompt
+class Trust:
+    """What was allowed for a session, kept across its runs; one prompt at a time across them."""
+
+    def __init__(self) -> None:
         self.trusted_tools: set[str] = set()
         self.trusted_calls: set[tuple[str, str]] = set()
         self._lock: asyncio.Lock | None = None
@@ -101,12 +117,44 @@ class PermissionPolicy:
             self.trusted_calls.add(_call_key(request))
 
     def prompt_lock(self) -> asyncio.Lock:
-        """Serializes prompts: one question at a time, even across runs sharing the policy."""
+        """Serializes prompts: one question at a time, even across runs sharing the trust."""
         loop = asyncio.get_running_loop()
-        # A lock belongs to one event loop; a policy may outlive the loop it was first used on.
+        # A lock belongs to one event loop; trust may outlive the loop it was first used on.
         if self._lock is None or self._lock_loop is not loop:
             self._lock, self._lock_loop = asyncio.Lock(), loop
         return self._lock
+
+
+@dataclass(frozen=True)
+class PermissionPolicy:
+    """One run's permissions: frozen, so nothing changes the mode or the prompt mid-run."""
+
+    mode: PermissionMode = "ask"
+    prompt: Prompt | None = None
+    trust: Trust = field(default_factory=Trust)  # the session's, to keep answers across runs
+
+    def __post_init__(self) -> None:
+        if self.mode not in PERMISSION_MODES:
+            raise ValueError(unknown_mode(self.mode))
+        if self.prompt is not None and not callable(self.prompt):
+            raise ValueError("prompt must be callable or None")
+
+    @property
+    def trusted_tools(self) -> set[str]:
+        return self.trust.trusted_tools
+
+    @property
+    def trusted_calls(self) -> set[tuple[str, str]]:
+        return self.trust.trusted_calls
+
+    def is_trusted(self, request: ApprovalRequest) -> bool:
+        return self.trust.is_trusted(request)
+
+    def remember(self, request: ApprovalRequest, decision: Decision) -> None:
+        self.trust.remember(request, decision)
+
+    def prompt_lock(self) -> asyncio.Lock:
+        return self.trust.prompt_lock()
 
 
 def _call_key(request: ApprovalRequest) -> tuple[str, str]:
@@ -148,28 +196,37 @@ class ApprovalGate:
 
         async def execute(args: BaseModel, signal: AbortSignal) -> ToolReturn:
             if tool.read_only_call is None or not tool.read_only_call(args):
-                await self.authorize(tool, args.model_dump(mode="json"), signal)
+                note = tool.approval_note(args) if tool.approval_note is not None else None
+                await self.authorize(tool, args.model_dump(mode="json"), signal, note)
             outcome = run_tool(args, signal)
             return await outcome if inspect.isawaitable(outcome) else outcome
 
         return dataclasses.replace(tool, execute=execute)
 
-    async def authorize(self, tool: AgentTool, args: dict[str, Any], signal: AbortSignal) -> None:
-        """Returns when the call may run; raises ``ToolCallDenied`` otherwise."""
+    async def authorize(
+        self, tool: AgentTool, args: dict[str, Any], signal: AbortSignal, note: ApprovalNote | None = None
+    ) -> None:
+        """Returns when the call may run; raises ``ToolCallDenied`` otherwise. ``note``: what the
+        prompt shows beside the arguments, and whether to ask even when the call is trusted."""
         policy = self.policy
         if policy.mode == "yolo":
             return
         if policy.mode == "readonly":
             raise ToolCallDenied(denied_readonly(tool.name))
-        request = ApprovalRequest(tool_name=tool.name, args=args, label=describe_call(tool, args))
-        if policy.is_trusted(request):
+        text = note.text if note is not None else ""
+        label = describe_call(tool, args) + (f" — {text}" if text else "")
+        request = ApprovalRequest(tool_name=tool.name, args=args, label=label, note=text)
+        ask_always = note is not None and note.ask_always
+        if not ask_always and policy.is_trusted(request):
             return
         if policy.prompt is None:
             raise ToolCallDenied(denied_no_prompt(tool.name))
         async with policy.prompt_lock():
             # An answer given while this call waited for the lock may already cover it.
-            if policy.is_trusted(request):
+            if not ask_always and policy.is_trusted(request):
                 return
+            # Made only for a question: a preview may have to ask (the live notebook for a cell).
+            request.preview = await _preview(tool, args)
             decision = await self._ask(request, signal)
         if decision == "deny":
             raise ToolCallDenied(denied_by_user(tool.name))
@@ -181,6 +238,10 @@ class ApprovalGate:
             prompt = self.policy.prompt
             assert prompt is not None, "authorize asks only a policy that has a prompt"
             answer = await self._hooks.call(prompt, _copy_request(request))
+        except ToolCallDenied:
+            self.outstanding.remove(request)
+            self._emit(ApprovalResponseEvent(request=_copy_request(request), decision="deny"))
+            raise
         except Exception as error:
             if not (signal.aborted and error is signal.reason):
                 # A broken prompt is a caller failure: it ends the run, and result() raises it.
@@ -194,4 +255,19 @@ class ApprovalGate:
 
 
 def _copy_request(request: ApprovalRequest) -> ApprovalRequest:
-    return ApprovalRequest(tool_name=request.tool_name, args=copy_json(request.args), label=request.label)
+    return ApprovalRequest(
+        tool_name=request.tool_name, args=copy_json(request.args), label=request.label, note=request.note, preview=request.preview
+    )
+
+
+async def _preview(tool: AgentTool, args: dict[str, Any]) -> ApprovalPreview | None:
+    if tool.approval_preview is None:
+        return None
+    try:
+        preview = tool.approval_preview(args)
+        if inspect.isawaitable(preview):
+            preview = await preview
+    except Exception:  # noqa: BLE001 - a preview that fails leaves the arguments, which show everything
+        return None
+    # Anything else (a tool's mistake) is dropped rather than shown half-understood.
+    return preview if isinstance(preview, ApprovalPreview) and preview.text else None

@@ -33,7 +33,12 @@ _RUNNING: set[asyncio.Task[None]] = set()
 
 class AgentRun:
     def __init__(
-        self, host: RunHost, feed: EventFeed, queues: InputQueues, controller: AbortController, unlink: Callable[[], None]
+        self,
+        host: RunHost,
+        feed: EventFeed[RunEvent],
+        queues: InputQueues,
+        controller: AbortController,
+        unlink: Callable[[], None],
     ) -> None:
         self._host = host
         self._feed = feed
@@ -44,6 +49,7 @@ class AgentRun:
         self._result: RunResult | None = None
         self._failure: BaseException | None = None
         self._done = False
+        feed.on_fatal = self.fail  # a listener the run cannot go on without (the session recorder) failed
         task = asyncio.get_running_loop().create_task(self._drive())
         _RUNNING.add(task)
         task.add_done_callback(_RUNNING.discard)
@@ -187,7 +193,7 @@ def run_agent(
     except RuntimeError:
         raise RuntimeError(NO_RUNNING_LOOP) from None
     options = RunOptions.validated(arguments)
-    feed = EventFeed()
+    feed: EventFeed[RunEvent] = EventFeed()
     queues = InputQueues(feed.emit)
     controller = AbortController()
     unlink = _link(signal, controller)

@@ -1,9 +1,11 @@
-"""Spend accounting: ``Rates``, the cost of one request and the run's cumulative ``RunUsage``."""
+"""Spend accounting: ``Rates``, the cost of one request, and usage totals (``UsageTotal``, the run's
+cumulative ``RunUsage``)."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from jupyter_agent.messages import Usage
 from jupyter_agent.model import Model
@@ -71,13 +73,49 @@ def request_input_tokens(usage: Usage) -> int:
     return usage.input + usage.cache_read + usage.cache_write
 
 
+class TokenCounts(Protocol):
+    """What a usage total adds up: another total, or a session's usage record (same field names)."""
+
+    @property
+    def input_tokens(self) -> int: ...
+    @property
+    def output_tokens(self) -> int: ...
+    @property
+    def cache_read_tokens(self) -> int: ...
+    @property
+    def cache_write_tokens(self) -> int: ...
+    @property
+    def spend_usd(self) -> float: ...
+
+
 @dataclass
-class RunUsage:
+class UsageTotal:
+    """Tokens and spend summed over requests: the one total a run (``RunUsage``) and a session
+    branch (``session.SessionUsage``) keep."""
+
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     spend_usd: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+    def add(self, other: TokenCounts) -> None:
+        """Adds ``other``'s tokens and spend (a sub-agent's run, a session's usage record)."""
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+        self.spend_usd += other.spend_usd
+
+
+@dataclass
+class RunUsage(UsageTotal):
+    """A run's total; ``add`` (a sub-agent's) leaves the latest request size this run's."""
+
     last_request_input_tokens: int = 0
 
     def charge(self, usage: Usage, cost: float) -> None:
@@ -87,13 +125,15 @@ class RunUsage:
         self.cache_write_tokens += usage.cache_write
         self.spend_usd += cost
 
-    def add(self, other: "RunUsage") -> None:
-        """Adds another run's totals (a sub-agent's); the latest request size stays this run's."""
-        self.input_tokens += other.input_tokens
-        self.output_tokens += other.output_tokens
-        self.cache_read_tokens += other.cache_read_tokens
-        self.cache_write_tokens += other.cache_write_tokens
-        self.spend_usd += other.spend_usd
+    def since(self, earlier: UsageTotal) -> "RunUsage":
+        """What was added after ``earlier`` (this total as it was then)."""
+        return RunUsage(
+            input_tokens=self.input_tokens - earlier.input_tokens,
+            output_tokens=self.output_tokens - earlier.output_tokens,
+            cache_read_tokens=self.cache_read_tokens - earlier.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens - earlier.cache_write_tokens,
+            spend_usd=self.spend_usd - earlier.spend_usd,
+        )
 
     def copy(self) -> "RunUsage":
         return replace(self)

@@ -31,6 +31,7 @@ class TranscriptRecorder:
         emit: Callable[[RunEvent], None],
         on_assistant: Callable[[AssistantMessage], None],
         on_view_append: Callable[[Message], None],
+        limit_of: Callable[[str, dict[str, Any]], float | None] = lambda _name, _args: None,
     ) -> None:
         self.messages = prior
         self.run_start = len(prior)
@@ -38,6 +39,7 @@ class TranscriptRecorder:
         self._emit = emit
         self._on_assistant = on_assistant
         self._on_view_append = on_view_append
+        self._limit_of = limit_of  # a call's time limit, by tool name and arguments
         self._partial: AssistantMessage | None = None  # the in-flight response, as streamed so far
         self._announced: set[str] = set()
         self._open_calls: dict[str, str] = {}  # announced calls still waiting for a result
@@ -78,22 +80,15 @@ class TranscriptRecorder:
                 )
         elif isinstance(message, ToolResultMessage):
             self._open_calls.pop(message.tool_call_id, None)
-            self._emit(
-                ToolResultEvent(
-                    tool_call_id=message.tool_call_id,
-                    name=message.tool_name,
-                    content=[block.model_copy() for block in message.content],
-                    is_error=message.is_error,
-                    details=message.details,
-                )
-            )
+            self._emit(ToolResultEvent.of(message))
 
     def _announce(self, call_id: str, name: str, arguments: dict[str, Any]) -> None:
         if call_id in self._announced:
             return
         self._announced.add(call_id)
         self._open_calls[call_id] = name
-        self._emit(ToolCallEvent(tool_call_id=call_id, name=name, args=copy_json(arguments)))
+        limit = self._limit_of(name, arguments)
+        self._emit(ToolCallEvent(tool_call_id=call_id, name=name, args=copy_json(arguments), time_limit=limit))
 
     def pair_open(self, reason: str, *, cancelled: bool = False) -> None:
         """Gives every announced call without a result an error ``tool_result`` event;

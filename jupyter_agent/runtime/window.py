@@ -6,10 +6,10 @@ are estimated (``jupyter_agent.model.tokens``).
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Sequence
 
 from jupyter_agent.messages import Message
-from jupyter_agent.model.tokens import estimate_message_tokens, estimate_tokens
+from jupyter_agent.model.tokens import estimate_history_tokens, estimate_message_tokens
 
 # A response with less room than this cannot say anything useful.
 MIN_OUTPUT_TOKENS = 1_024
@@ -28,9 +28,9 @@ class ContextWindow:
         self._base = 0  # projected input when the view estimate was ``_base_view``
         self._base_view = 0
 
-    def reset(self, view: Iterable[Message]) -> None:
+    def reset(self, view: Sequence[Message]) -> None:
         """After the view was replaced (start, compaction): estimate it from scratch."""
-        self.view_tokens = estimate_tokens(view)
+        self.view_tokens = estimate_history_tokens(view)
         self._base = self.view_tokens + self.overhead_tokens
         self._base_view = self.view_tokens
 

@@ -3,60 +3,113 @@
 The active branch is the path from the newest record back through parent ids. It is kept
 incrementally, so an append costs O(1): the history, the model's view (compactions applied) and
 the usage totals are extended rather than recomputed.
+
+The index holds an ``Entry`` per record: what the branch needs to know of it (its kind, its ids,
+its usage or model) and, once read, the record itself. A session whose file has an index
+(``index_file``) is loaded from the entries alone; the messages are read when asked for, the
+model's view first (what the next request needs), the rest of the history only when someone
+wants it (``Reader``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from jupyter_agent.messages import Message, UserMessage
-from jupyter_agent.session.records import (
-    CompactionRecord,
-    LabelRecord,
-    MessageRecord,
-    Record,
-    RequestRecord,
-    UsageRecord,
-)
+from jupyter_agent.runtime.spend import UsageTotal
+from jupyter_agent.session.records import CompactionRecord, LabelRecord, MessageRecord, Record, RequestRecord, UsageRecord
+
+# Reads the records of entries whose record is not in memory yet (``Entry.record``), in one go.
+Reader = Callable[[Sequence["Entry"]], None]
 
 
 @dataclass
-class SessionUsage:
-    """Totals over the usage records of a branch (field names as in the runtime's ``RunUsage``)."""
+class SessionUsage(UsageTotal):
+    """Totals over the usage records of a branch, and how many of them were agent steps."""
 
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    spend_usd: float = 0.0
     steps: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens
 
     @property
     def cost_usd(self) -> float:
         return self.spend_usd
 
-    def add(self, record: UsageRecord) -> None:
-        self.input_tokens += record.input_tokens
-        self.output_tokens += record.output_tokens
-        self.cache_read_tokens += record.cache_read_tokens
-        self.cache_write_tokens += record.cache_write_tokens
-        self.spend_usd += record.spend_usd
+    def count(self, record: UsageRecord) -> None:
+        self.add(record)
         if record.purpose == "step":
             self.steps += 1
 
 
-class ActiveBranch:
-    """One branch, root to tip: its records, full history, model view, usage and labels."""
+@dataclass(slots=True)
+class Entry:
+    """One record of a session file: what the index knows of it, and the record once read.
 
-    def __init__(self) -> None:
-        self.records: list[Record] = []
+    ``role`` and ``model`` are a message's role and an assistant's (or a usage or request record's)
+    model; ``target`` is a compaction's first kept record or a label's record; ``label`` a label's
+    name; ``usage`` a usage record's numbers (the record itself, or one made from the index);
+    ``start``/``end`` its line's bytes in the file (-1 for a record not written yet) and ``crc``
+    the CRC-32 of the file up to ``end``, once known.
+    """
+
+    kind: str
+    id: str
+    parent_id: str | None
+    ts: int
+    start: int = -1
+    end: int = -1
+    crc: int = -1
+    role: str | None = None
+    model: str | None = None
+    target: str | None = None
+    label: str | None = None
+    usage: UsageRecord | None = None
+    record: Record | None = None
+
+    @classmethod
+    def of(cls, record: Record, start: int = -1, end: int = -1) -> Entry:
+        """The entry of a record in memory (just read or just written)."""
+        entry = cls(record.kind, record.id, record.parent_id, record.ts, start=start, end=end, record=record)
+        if isinstance(record, MessageRecord):
+            entry.role = record.message.role
+            entry.model = getattr(record.message, "model", None) or None
+        elif isinstance(record, UsageRecord):
+            entry.model = record.model
+            entry.usage = record
+        elif isinstance(record, RequestRecord):
+            entry.model = record.model
+        elif isinstance(record, CompactionRecord):
+            entry.target = record.first_kept_id
+        elif isinstance(record, LabelRecord):
+            entry.target = record.target_id
+            entry.label = record.label
+        return entry
+
+    @property
+    def message(self) -> Message:
+        """A message record's message (it must have been read)."""
+        assert isinstance(self.record, MessageRecord), f"record {self.id} is not read"
+        return self.record.message
+
+    def __repr__(self) -> str:
+        return f"Entry({self.kind!r}, {self.id!r}, parent={self.parent_id!r}, read={self.record is not None})"
+
+
+class ActiveBranch:
+    """One branch, root to tip: its records, full history, model view, usage and labels.
+
+    The view is two aligned lists, record ids and messages (``None`` where a message is not read
+    yet), so handing out the next request's messages copies a list instead of walking one.
+    """
+
+    def __init__(self, read: Reader) -> None:
+        self._read = read
+        self.records: list[Entry] = []
         self.position: dict[str, int] = {}
-        self.history: list[Message] = []
-        self.view: list[tuple[str, Message]] = []  # (record id, message) as the model sees it
+        self.history: list[Entry] = []  # the message records, summarized ones included
+        self.view_ids: list[str] = []  # the model's view: the record id of each message
+        self.view: list[Message | None] = []
+        self._view_roles: list[str] = []
+        self._view_entries: dict[int, Entry] = {}  # view positions whose message is not read yet
         self.usage = SessionUsage()
         self.model: str | None = None
         self.labels: dict[str, str] = {}  # label -> record id
@@ -66,63 +119,106 @@ class ActiveBranch:
     def tip(self) -> str | None:
         return self.records[-1].id if self.records else None
 
-    def extend(self, record: Record) -> None:
-        self.position[record.id] = len(self.records)
-        self.records.append(record)
-        if isinstance(record, MessageRecord):
-            self.history.append(record.message)
-            self.view.append((record.id, record.message))
-            if record.message.role == "assistant" and record.message.model:
-                self.model = record.message.model
-        elif isinstance(record, CompactionRecord):
-            self._compact(record)
-        elif isinstance(record, UsageRecord):
-            self.usage.add(record)
-            self.model = record.model or self.model
-        elif isinstance(record, RequestRecord):
-            self.model = record.model
-        elif isinstance(record, LabelRecord):
-            self.labels[record.label] = record.target_id
+    def extend(self, entry: Entry) -> None:
+        self.position[entry.id] = len(self.records)
+        self.records.append(entry)
+        kind = entry.kind
+        if kind == "message":
+            self.history.append(entry)
+            self.view_ids.append(entry.id)
+            self._view_roles.append(entry.role or "")
+            if entry.record is None:
+                self._view_entries[len(self.view)] = entry
+                self.view.append(None)
+            else:
+                self.view.append(entry.message)
+            if entry.role == "assistant" and entry.model:
+                self.model = entry.model
+        elif kind == "compaction":
+            self._compact(entry)
+        elif kind == "usage":
+            if entry.usage is not None:
+                self.usage.count(entry.usage)
+            self.model = entry.model or self.model
+        elif kind == "request":
+            self.model = entry.model
+        elif kind == "label" and entry.label is not None and entry.target is not None:
+            self.labels[entry.label] = entry.target
 
-    def _compact(self, record: CompactionRecord) -> None:
+    def messages(self) -> list[Message]:
+        """The model's view, every message read."""
+        if self._view_entries:
+            self._read(list(self._view_entries.values()))
+            for position, entry in self._view_entries.items():
+                self.view[position] = entry.message
+            self._view_entries = {}
+        return list(self.view)  # type: ignore[arg-type]
+
+    def history_messages(self) -> list[Message]:
+        unread = [entry for entry in self.history if entry.record is None]
+        if unread:
+            self._read(unread)
+        return [entry.message for entry in self.history]
+
+    def full_records(self) -> list[Record]:
+        unread = [entry for entry in self.records if entry.record is None]
+        if unread:
+            self._read(unread)
+        return [entry.record for entry in self.records]  # type: ignore[misc]
+
+    def _compact(self, entry: Entry) -> None:
         # The runtime's view after compaction: first user message, the summary, the kept tail.
-        kept = next((i for i in range(len(self.view) - 1, -1, -1) if self.view[i][0] == record.first_kept_id), None)
-        if kept is None:
+        if entry.record is None:
+            self._read([entry])
+        record = entry.record
+        assert isinstance(record, CompactionRecord)
+        ids = self.view_ids
+        kept: int | None = None
+        if record.first_kept_id in ids:
+            kept = len(ids) - 1 - ids[::-1].index(record.first_kept_id)
+        else:
             start = self.position.get(record.first_kept_id)
             if start is None:
                 self.problems.append(f"compaction {record.id} keeps unknown record {record.first_kept_id}: ignored")
                 return
-            kept = next((i for i, (rid, _) in enumerate(self.view) if self.position[rid] >= start), len(self.view))
+            kept = next((i for i, rid in enumerate(ids) if self.position[rid] >= start), len(ids))
         # The runtime's head: everything up to and including the first user message.
-        head_end = next((i + 1 for i, (_, m) in enumerate(self.view) if isinstance(m, UserMessage)), 0)
+        head_end = self._view_roles.index("user") + 1 if "user" in self._view_roles else 0
+        cut = min(head_end, kept)
         summary = record.message or UserMessage(content=record.summary, timestamp=record.ts)
-        self.view = self.view[: min(head_end, kept)] + [(record.id, summary)] + self.view[kept:]
+        unread = {position: self._view_entries[position] for position in self._view_entries if position < cut or position >= kept}
+        self.view_ids = ids[:cut] + [record.id] + ids[kept:]
+        self.view = self.view[:cut] + [summary] + self.view[kept:]
+        self._view_roles = self._view_roles[:cut] + ["user"] + self._view_roles[kept:]
+        shift = cut + 1 - kept
+        self._view_entries = {position if position < cut else position + shift: e for position, e in unread.items()}
 
 
 class SessionIndex:
     """All records of one file by id, in file order, and the branch ending at the newest one."""
 
-    def __init__(self, records: list[Record]):
-        self.by_id: dict[str, Record] = {}
+    def __init__(self, entries: list[Entry], read: Reader):
+        self._read = read
+        self.by_id: dict[str, Entry] = {}
         self.order: dict[str, int] = {}
-        self.in_file: list[Record] = []
+        self.in_file: list[Entry] = []
         self.broken_links: list[str] = []
-        for record in records:
-            self._remember(record)
+        for entry in entries:
+            self._remember(entry)
         self.branch = self._branch_to(self.in_file[-1].id if self.in_file else None)
 
-    def add(self, record: Record) -> None:
-        self._remember(record)
-        if record.parent_id == self.branch.tip:
-            self.branch.extend(record)
+    def add(self, entry: Entry) -> None:
+        self._remember(entry)
+        if entry.parent_id == self.branch.tip:
+            self.branch.extend(entry)
         else:
-            self.branch = self._branch_to(record.id)
+            self.branch = self._branch_to(entry.id)
 
-    def path_to(self, record_id: str) -> list[Record]:
-        """Root-to-``record_id`` records; a parent lost to a corrupt line is bridged by file order."""
-        path: list[Record] = []
+    def path_to(self, record_id: str) -> list[Entry]:
+        """Root-to-``record_id`` entries; a parent lost to a corrupt line is bridged by file order."""
+        path: list[Entry] = []
         seen: set[str] = set()
-        current: Record | None = self.by_id.get(record_id)
+        current: Entry | None = self.by_id.get(record_id)
         while current is not None and current.id not in seen:
             seen.add(current.id)
             path.append(current)
@@ -139,17 +235,29 @@ class SessionIndex:
         path.reverse()
         return path
 
-    def _remember(self, record: Record) -> None:
-        self.by_id[record.id] = record
-        self.order[record.id] = len(self.in_file)
-        self.in_file.append(record)
+    def _remember(self, entry: Entry) -> None:
+        self.by_id[entry.id] = entry
+        self.order[entry.id] = len(self.in_file)
+        self.in_file.append(entry)
 
     def _branch_to(self, record_id: str | None) -> ActiveBranch:
-        branch = ActiveBranch()
-        if record_id is not None:
-            for record in self.path_to(record_id):
-                branch.extend(record)
+        branch = ActiveBranch(self._read)
+        if record_id is None:
+            return branch
+        in_file = self.in_file
+        if in_file[-1].id == record_id and _is_one_line(in_file):
+            path = in_file  # the common file: each record follows the one before (no branches, no gaps)
+        else:
+            path = self.path_to(record_id)
+        for entry in path:
+            branch.extend(entry)
         return branch
 
 
-__all__ = ["ActiveBranch", "SessionIndex", "SessionUsage"]
+def _is_one_line(entries: list[Entry]) -> bool:
+    parents = [entry.parent_id for entry in entries[1:]]
+    ids = [entry.id for entry in entries[:-1]]
+    return entries[0].parent_id is None and parents == ids
+
+
+__all__ = ["ActiveBranch", "Entry", "Reader", "SessionIndex", "SessionUsage"]

@@ -44,7 +44,8 @@ def session_path(notebook_path: str | Path, name: str) -> Path:
 def list_sessions(folder: str | Path) -> list[SessionInfo]:
     """The sessions in a ``<stem>.agent`` folder, most recently active first.
 
-    Reads without locking, so sessions open in another kernel are listed too.
+    Reads without locking, so sessions open in another kernel are listed too. A ``.jsonl`` file with
+    neither a session header nor a record is another file kept beside the sessions, not a session.
     """
     infos = []
     for path in Path(folder).glob(f"*{SESSION_SUFFIX}"):
@@ -52,12 +53,14 @@ def list_sessions(folder: str | Path) -> list[SessionInfo]:
             # Listing is not the place to nag about a torn line; ``problems`` counts them.
             warnings.simplefilter("ignore", SessionWarning)
             store = SessionStore(path, read_only=True)
+        if store.header is None and not store.records():
+            continue  # a feature's own JSONL beside the sessions (main.notebook-edits.jsonl), not a session
         last = store.last_activity
         infos.append(
             SessionInfo(
                 name=path.stem,
                 path=store.path,
-                message_count=len(store.history()),
+                message_count=store.message_count,
                 last_activity=datetime.fromtimestamp(last / 1000, tz=timezone.utc) if last else None,
                 model=store.model,
                 total_cost_usd=store.usage().spend_usd,

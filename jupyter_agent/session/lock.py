@@ -15,6 +15,8 @@ import os
 import socket
 from pathlib import Path
 
+from jupyter_agent.errors import UserFacingError
+
 try:
     import fcntl
 except ImportError:  # Windows
@@ -24,7 +26,7 @@ except ImportError:  # Windows
 _ATTEMPTS = 5
 
 
-class SessionLockedError(RuntimeError):
+class SessionLockedError(RuntimeError, UserFacingError):
     """Another writer (another kernel, or another SessionStore) holds the session file."""
 
 

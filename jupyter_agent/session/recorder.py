@@ -13,9 +13,15 @@ Events are duck-typed objects with a ``type`` attribute (the runtime's run event
 Everything else is ignored. Build one with ``store.recorder()`` and give the run
 ``store.messages()`` as its prior transcript, so indexes line up with record ids.
 
+With a ``trust`` key, the result of every call that ran (the gate allowed it: a click, the
+session's trust or the mode the user chose) is recorded with this user's signature of the call,
+which a replay checks before it runs the call again unasked (``session/trust.py``).
+
 A write that fails (a full disk) is never swallowed: the recorder keeps the ``SessionWriteError``
 in ``failure``, tells ``on_failure`` (the host ends the run with it) and records nothing more, so
-the file stays a valid prefix of the run instead of a transcript with holes.
+the file stays a valid prefix of the run instead of a transcript with holes. Without
+``on_failure`` it raises the error to the run, which ends with it (a ``FatalToRun``): a run
+recorded through ``run.add_listener(store.recorder())`` never reports "completed" with records lost.
 """
 
 from __future__ import annotations
@@ -24,8 +30,10 @@ import warnings
 from collections.abc import AsyncIterable, Callable, Sequence
 from typing import Any
 
-from jupyter_agent.messages import UserMessage
+from jupyter_agent.messages import AssistantMessage, ToolResultMessage, UserMessage
+from jupyter_agent.runtime.permissions import was_denied
 from jupyter_agent.session.journal import SessionWarning
+from jupyter_agent.session.records import CallSignature
 
 
 class SessionRecorder:
@@ -37,6 +45,7 @@ class SessionRecorder:
         snapshots: Any = None,
         summary_message: Callable[[str], UserMessage] | None = None,
         on_failure: Callable[[BaseException], None] | None = None,
+        trust: Any = None,
     ):
         """``prior_ids``: record ids of the prior messages the run starts with, in order.
 
@@ -53,6 +62,8 @@ class SessionRecorder:
         self._last_summary_id: str | None = None
         self.on_failure = on_failure
         self.failure: BaseException | None = None
+        self.trust = trust  # a TrustKey: signs the calls that ran
+        self._calls: dict[str, tuple[str, Any]] = {}  # call id -> (tool name, arguments)
 
     def record(self, event: Any) -> None:
         if self.failure is not None:
@@ -76,7 +87,20 @@ class SessionRecorder:
             self.record(event)
 
     def _on_message(self, event: Any) -> None:
-        self.transcript_ids.append(self.store.append(event.message))
+        message = event.message
+        if isinstance(message, AssistantMessage):
+            self._calls.update((call.id, (call.name, call.arguments)) for call in message.tool_calls)
+        signature = self._signature(message) if isinstance(message, ToolResultMessage) else None
+        signed = {"signature": signature} if signature is not None else {}
+        self.transcript_ids.append(self.store.append(message, **signed))
+
+    def _signature(self, result: ToolResultMessage) -> CallSignature | None:
+        call = self._calls.pop(result.tool_call_id, None)
+        header = self.store.header
+        if self.trust is None or call is None or header is None or was_denied(result.text):
+            return None
+        name, arguments = call
+        return self.trust.sign(header.session_id, result.tool_call_id, name, arguments)
 
     def _on_compacted(self, event: Any) -> None:
         first_kept_id = self._record_id(event.first_kept_index)

@@ -19,7 +19,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jupyter_agent.tools.regular_file import current_umask
+from jupyter_agent.files import atomic_write
 
 # A snapshot is a full copy: a bigger file is not kept, and undo refuses the step instead.
 MAX_SNAPSHOT_BYTES = 32 * 1024 * 1024
@@ -188,7 +188,7 @@ class SnapshotStore:
         if path.is_symlink():
             path.write_bytes(data)  # keep the link, restore its target
         else:
-            _atomic_write(path, data, before.get("mode"))
+            atomic_write(path, data, mode=before.get("mode"), durable=False)
 
     def _change(self, path: Path, before: dict, after: dict) -> FileChange | None:
         if _same(before, after) or "skipped" in before or "skipped" in after:
@@ -226,11 +226,11 @@ class SnapshotStore:
             if shared & ~mode:  # the same content from a stricter file: nobody may read more
                 os.chmod(blob, shared & mode)
             return
-        _atomic_write(blob, data, mode)
+        atomic_write(blob, data, mode=mode, durable=False)
 
     def _save(self, entry: dict) -> None:
         _private_folder(self.folder)
-        _atomic_write(self.folder / f"{entry['seq']:05d}.json", json.dumps(entry, indent=1).encode(), 0o600)
+        atomic_write(self.folder / f"{entry['seq']:05d}.json", json.dumps(entry, indent=1).encode(), mode=0o600, durable=False)
 
 
 def _changed(states: dict) -> bool:
@@ -253,23 +253,6 @@ def _private_folder(folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
     if folder.stat().st_mode & 0o077:
         os.chmod(folder, 0o700)  # also tightens a folder an earlier version left open
-
-
-def _atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    # Write then rename: a crash leaves the old content or the new one, never half of each.
-    # Created 0600 and only then given its mode, so no copy is ever readable by others.
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    if mode is None:
-        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~current_umask()
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            os.fchmod(handle.fileno(), mode)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    os.replace(temporary, path)
 
 
 def _read_json(path: Path) -> dict:

@@ -3,21 +3,37 @@
 The file is ``<notebook stem>.agent/<session>.jsonl`` (see ``catalog.session_path``); the store
 itself knows only its path. Loading reads the file once; afterwards every write appends one line
 per record and updates the in-memory index, so an append never re-reads the file.
+Beside the file the writer keeps an index (``index_file``), so loading (``loading``) reads records
+only when they are needed.
 """
 
 from __future__ import annotations
 
+import json
 import weakref
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
+from pydantic_core import PydanticSerializationError
+
+from jupyter_agent.errors import UserFacingError
 from jupyter_agent.messages import AssistantMessage, Message, ToolResultMessage, UserMessage, copy_message
-from jupyter_agent.session.branch import SessionIndex, SessionUsage
-from jupyter_agent.session.journal import JournalContents, JournalWriter, LoadProblem, read_journal
+from jupyter_agent.runtime import FatalToRun
+from jupyter_agent.session.branch import Entry, SessionUsage
+from jupyter_agent.session.index_file import IndexWriter, index_path
+from jupyter_agent.session.journal import (
+    JournalContents,
+    JournalWriter,
+    LoadProblem,
+    without_surrogates,
+)
+from jupyter_agent.session.loading import StaleIndex, load_session, read_entries
 from jupyter_agent.session.lock import SessionLock
 from jupyter_agent.session.records import (
     BranchRecord,
+    CallSignature,
+    CellRef,
     CompactionRecord,
     ForkOrigin,
     LabelRecord,
@@ -26,20 +42,26 @@ from jupyter_agent.session.records import (
     RequestRecord,
     SessionHeader,
     UsageRecord,
+    model_name,
     new_record_id,
+    usage_fields,
 )
 from jupyter_agent.session.redact import Redactor, scrub_options
+from jupyter_agent.session.turns import TurnSpan, turn_spans
 
 if TYPE_CHECKING:
+    from jupyter_agent.session.branches import BranchInfo
     from jupyter_agent.session.snapshots import SnapshotStore
 
 _MESSAGE_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)
+_T = TypeVar("_T")
 
 
-class SessionWriteError(OSError):
+class SessionWriteError(OSError, FatalToRun, UserFacingError):
     """The session file could not be written (a full disk, a size limit, a lost mount).
 
     The record that failed is neither in the file nor in the store: nothing half-written stays.
+    Raised by a run's recorder, it ends the run with this error (``FatalToRun``).
     """
 
     def __init__(self, path: Path, cause: OSError) -> None:
@@ -67,9 +89,10 @@ class SessionStore:
         self._redactor = redactor or Redactor()
         self._lock = SessionLock(self.path)
         self._writers: list[JournalWriter] = []
+        self._indexes: list[IndexWriter] = []  # the index this writer keeps (see index_file)
         self._closed = False
-        # Releases the lock and the descriptor of a store that is dropped without close().
-        self._finalizer = weakref.finalize(self, _release, self._lock, self._writers)
+        # Releases the lock and the descriptors of a store that is dropped without close().
+        self._finalizer = weakref.finalize(self, _release, self._lock, self._writers, self._indexes)
         self._load()
 
     # -- reading -------------------------------------------------------------------------------
@@ -106,18 +129,23 @@ class SessionStore:
 
     def messages(self) -> list[Message]:
         """What the model gets: compactions applied as the runtime applied them."""
-        return [message for _, message in self._index.branch.view]
+        return self._reading(lambda: self._index.branch.messages())
 
     def message_ids(self) -> list[str]:
         """Record ids aligned with ``messages()``; a summary message has its compaction's id."""
-        return [record_id for record_id, _ in self._index.branch.view]
+        return list(self._index.branch.view_ids)
 
     def history(self) -> list[Message]:
         """Every message of the branch, including those a compaction summarized."""
-        return list(self._index.branch.history)
+        return self._reading(lambda: self._index.branch.history_messages())
+
+    @property
+    def message_count(self) -> int:
+        """How many messages the branch has, summarized ones included (``len(history())``, reading none)."""
+        return len(self._index.branch.history)
 
     def records(self) -> list[Record]:
-        return list(self._index.branch.records)
+        return self._reading(lambda: self._index.branch.full_records())
 
     def usage(self) -> SessionUsage:
         """Totals over the usage records of the active branch."""
@@ -128,13 +156,35 @@ class SessionStore:
         """label -> record id, for the labels on the active branch."""
         return dict(self._index.branch.labels)
 
+    def turns(self) -> list[TurnSpan]:
+        """The turns on the active branch, oldest first (each starts at its request record)."""
+        return turn_spans(self.records())
+
+    def branches(self) -> list[BranchInfo]:
+        """Every branch of the file: the active one first, then the others, oldest first."""
+        from jupyter_agent.session.branches import list_branches
+
+        return self._reading(lambda: list_branches(self._index, self._records_of))
+
+    @property
+    def session_ids(self) -> frozenset[str]:
+        """This session's id and those of the sessions it was forked from (whose records it copies)."""
+        header = self._contents.header
+        if header is None:
+            return frozenset()
+        lineage = header.forked_from.sessions if header.forked_from is not None else []
+        return frozenset([header.session_id, *lineage])
+
     # -- writing -------------------------------------------------------------------------------
 
-    def append(self, message: Message) -> str:
+    def append(self, message: Message, *, signature: CallSignature | None = None) -> str:
+        """``signature``: for a tool result, this user's signature of its call (``session/trust.py``)."""
         if not isinstance(message, _MESSAGE_TYPES):
             kind = type(message).__name__
             raise TypeError(f"append() takes a UserMessage, AssistantMessage or ToolResultMessage, not {kind}")
-        return self._append(MessageRecord, message=copy_message(message))
+        if signature is not None and not isinstance(message, ToolResultMessage):
+            raise TypeError(f"only a tool result carries a signature, not a {type(message).__name__}")
+        return self._append(MessageRecord, message=copy_message(message), signature=signature)
 
     def record_compaction(self, summary: str, first_kept_id: str, *, message: UserMessage | None = None) -> str:
         """From now on ``messages()`` is the first user message, the summary, then ``first_kept_id`` on.
@@ -152,12 +202,13 @@ class SessionStore:
 
         ``purpose`` other than "step" (e.g. "memory") is charged but not counted as a step.
         """
-        return self._append(UsageRecord, step=step, model=_model_name(model), purpose=purpose, **_usage_fields(step_usage))
+        return self._append(UsageRecord, step=step, model=model_name(model), purpose=purpose, **usage_fields(step_usage))
 
-    def record_request(self, model: Any, options: Any = None) -> str:
-        """The model name and non-secret settings; ``api_key`` and headers are never written."""
+    def record_request(self, model: Any, options: Any = None, *, cell: CellRef | None = None) -> str:
+        """Starts a turn: the model name and non-secret settings (never ``api_key`` or headers), and
+        the notebook cell the turn comes from."""
         settings = scrub_options(options, self._redactor)
-        return self._append(RequestRecord, model=_model_name(model) or "", options=settings)
+        return self._append(RequestRecord, model=model_name(model) or "", options=settings, cell=cell)
 
     def label(self, label: str, at: str | None = None) -> str:
         """Names record ``at`` (default: the tip), e.g. to fork from it later."""
@@ -172,6 +223,14 @@ class SessionStore:
         self._open_writer()
         return self._write([BranchRecord(id=self._new_id(), parent_id=self._existing(at), at=at)])
 
+    def redo(self, turn_start: str) -> str:
+        """Branches just before record ``turn_start`` (a turn's request record): the next append
+        continues from the record before it, and ``turn_start`` with what followed it stays on the
+        branch it was on."""
+        self._open_writer()  # first: taking the lock may load records another writer added
+        at = self._index.by_id[self._existing(turn_start)].parent_id
+        return self._write([BranchRecord(id=self._new_id(), parent_id=at, at=at, redo=turn_start)])
+
     def fork(self, path: str | Path, at: str | None = None) -> "SessionStore":
         """A new session file holding the branch up to record ``at`` (included; default: the tip)."""
         at = self._existing(at)
@@ -179,8 +238,8 @@ class SessionStore:
         if forked._index.in_file:
             forked.close()
             raise FileExistsError(f"cannot fork {self.path} into {forked.path}: it already holds a session")
-        shared = self._index.path_to(at)
-        origin = ForkOrigin(path=str(self.path), at=at)
+        shared = self._reading(lambda: self._records_of(self._index.path_to(at)))
+        origin = ForkOrigin(path=str(self.path), at=at, sessions=sorted(self.session_ids))
         branch = BranchRecord(id=forked._new_id(shared), parent_id=at, at=at, source=str(self.path))
         forked._write([*shared, branch], header=SessionHeader(forked_from=origin))
         forked.sync()
@@ -201,6 +260,7 @@ class SessionStore:
         self._closed = True
         self._finalizer()
         self._writers.clear()
+        self._indexes.clear()
 
     @property
     def _writer(self) -> JournalWriter | None:
@@ -225,17 +285,40 @@ class SessionStore:
         self.close()
 
     def __repr__(self) -> str:
-        return f"SessionStore({str(self.path)!r}, messages={len(self._index.branch.history)})"
+        return f"SessionStore({str(self.path)!r}, messages={self.message_count})"
 
     # -- internals -----------------------------------------------------------------------------
 
-    def _load(self) -> None:
-        self._contents: JournalContents = read_journal(self.path)
-        self._index = SessionIndex(self._contents.records)
-        # Links bridged or compactions ignored because a corrupt line took a record with it.
-        for reason in self._index.broken_links + self._index.branch.problems:
-            self._contents.problems.append(LoadProblem(0, reason))
+    def _load(self, *, use_index: bool = True) -> None:
+        loaded = load_session(self.path, use_index=use_index, chain=not self.read_only)
+        self._contents: JournalContents = loaded.contents
+        self._index, self._indexed = loaded.index, loaded.indexed
+        # What the index lacks: written when this store takes the writer's lock (only a writer writes it).
+        self._unindexed, self._unindexed_problems = loaded.unindexed, loaded.unindexed_problems
         self._contents.warn(self.path)
+
+    def _reading(self, read: Callable[[], _T]) -> _T:
+        """``read()``, reading the file afresh (without its index) if the index no longer fits it."""
+        try:
+            return read()
+        except StaleIndex:
+            self._load(use_index=False)
+            if self._lock.held:
+                self._start_index()
+            return read()
+
+    def _records_of(self, entries: Sequence[Entry]) -> list[Record]:
+        read_entries(self.path, [entry for entry in entries if entry.record is None])
+        return [entry.record for entry in entries if entry.record is not None]
+
+    def _start_index(self) -> None:
+        """Brings the index up to date with the file (this store holds the writer's lock)."""
+        for stale in self._indexes:
+            stale.close()
+        index = IndexWriter(index_path(self.path), self.path)
+        index.start(self._indexed, self._unindexed, self._unindexed_problems)
+        self._indexes[:] = [index]
+        self._unindexed, self._unindexed_problems = [], []
 
     def _append(self, record_type: type, **fields: Any) -> str:
         self._open_writer()  # first: taking the lock may load records another writer added
@@ -258,23 +341,37 @@ class SessionStore:
 
     def _write(self, records: list[Record], header: SessionHeader | None = None) -> str:
         writer = self._open_writer()
-        lines = b"".join(self._line(record) for record in records)
+        lines = [self._line(record) for record in records]
         new_header = None
         if self._contents.header is None and not self._index.in_file:
             new_header = header or SessionHeader()
-            lines = self._line(new_header) + lines
+            lines.insert(0, self._line(new_header))
+        data = b"".join(lines)
         try:
-            writer.write(lines)  # one write: the header never lands without its first record
+            start = writer.write(data)  # one write: the header never lands without its first record
         except OSError as error:
             raise SessionWriteError(self.path, error) from error
         if new_header is not None:
             self._contents.header = new_header
-        for record in records:
-            self._index.add(record)
+            start += len(lines.pop(0))
+        entries = []
+        for record, line in zip(records, lines):
+            entries.append(Entry.of(record, start, start + len(line) - 1))  # the newline is not the record's
+            start += len(line)
+        for entry in entries:
+            self._index.add(entry)
+        for index in self._indexes:
+            index.add(entries, data, start - len(data))
         return records[-1].id
 
     def _line(self, record: Record | SessionHeader) -> bytes:
-        return (self._redactor.redact(record.model_dump_json()) + "\n").encode()
+        try:
+            text = record.model_dump_json()
+        except PydanticSerializationError:
+            # A lone surrogate (a file name os.fsdecode could not decode) is no UTF-8: it is written
+            # as U+FFFD, as a reader would replace it, and the record is kept.
+            text, _ = without_surrogates(json.dumps(record.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":")))
+        return (self._redactor.redact(text) + "\n").encode()
 
     def _open_writer(self) -> JournalWriter:
         if self.read_only:
@@ -289,40 +386,16 @@ class SessionStore:
             if self.path.stat().st_size != self._contents.size:
                 self._load()  # another writer wrote to the file after we read it, and let go
         self._writers.append(JournalWriter(self.path, self._contents))
+        self._start_index()
         return self._writers[0]
 
 
-def _release(lock: SessionLock, writers: list[JournalWriter]) -> None:
+def _release(lock: SessionLock, writers: list[JournalWriter], indexes: list[IndexWriter]) -> None:
     for writer in writers:
         writer.close()
+    for index in indexes:
+        index.close()
     lock.release()
-
-
-def _model_name(model: Any) -> str | None:
-    if model is None or isinstance(model, str):
-        return model
-    return getattr(model, "id", None) or str(model)
-
-
-_USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "spend_usd")
-# A messages.Usage (per response) names the same quantities differently.
-_USAGE_ALIASES = {
-    "input": "input_tokens",
-    "output": "output_tokens",
-    "cache_read": "cache_read_tokens",
-    "cache_write": "cache_write_tokens",
-}
-
-
-def _usage_fields(step_usage: Any) -> dict[str, Any]:
-    if hasattr(step_usage, "model_dump"):
-        step_usage = step_usage.model_dump()
-    elif not isinstance(step_usage, dict):
-        step_usage = {name: getattr(step_usage, name) for name in _USAGE_FIELDS if hasattr(step_usage, name)}
-    fields = {_USAGE_ALIASES.get(key, key): value for key, value in step_usage.items()}
-    if "spend_usd" not in fields and isinstance(fields.get("cost"), dict):
-        fields["spend_usd"] = fields["cost"].get("total", 0.0)
-    return {name: fields[name] for name in _USAGE_FIELDS if fields.get(name) is not None}
 
 
 __all__ = ["SessionStore", "SessionWriteError"]

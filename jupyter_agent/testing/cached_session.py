@@ -3,7 +3,7 @@
 Each turn is what a ``%%agent`` cell sends: the notebook's system prompt and tools, the session's
 history, and a prompt led by the turn's context (the date and an outline of the cells around the
 agent cell, which changes every turn as the user runs cells). Memory is on and the task plan in
-use, as in a notebook turn (``features.turn_features``): every request ends with its step context
+use, as in a notebook turn (the plan and memory features): every request ends with its step context
 (the current plan, the memory index). In each turn the model sets a three-item plan, runs
 ``python``, ticks the plan off twice more with a ``python`` call between, then answers; after
 the turn the memory extraction request runs, and every fourth turn it saves a note, so the
@@ -30,18 +30,19 @@ from pydantic import BaseModel
 from jupyter_agent.features.memory.extraction import EXTRACTION_SYSTEM_PROMPT
 from jupyter_agent.features.memory.notebook_memory import NotebookMemory
 from jupyter_agent.features.memory.store import MemoryStore
+from jupyter_agent.features.plan.prompt import plan_step_section
 from jupyter_agent.features.plan.state import PlanState
 from jupyter_agent.features.plan.tool import plan_tool
-from jupyter_agent.features.turn_features import turn_step_context
 from jupyter_agent.loop import AgentTool
 from jupyter_agent.messages import Message, TextContent, Usage, with_turn_context
 from jupyter_agent.model import Model, StreamOptions
 from jupyter_agent.model.litellm_convert import STEP_CONTEXT_OPEN
 from jupyter_agent.model.litellm_stream import litellm_stream
-from jupyter_agent.notebook.system_prompt import _TOOL_HELP, PromptContext, build_system_prompt, turn_context
+from jupyter_agent.notebook.system_prompt import TOOL_HELP, PromptContext, build_system_prompt, turn_context
 from jupyter_agent.runtime import StepContext, StepOverrides, run_agent
 from jupyter_agent.testing.fake_provider import FakeProvider, FakeResponse, call, text, tool_calls
 from jupyter_agent.testing.prompt_cache import PromptCache
+from jupyter_agent.tools.step_context import step_context_hook
 
 
 def plan_of(turn: int) -> dict[str, Any]:
@@ -79,7 +80,7 @@ def notebook_tools(plan: PlanState | None = None, memory: NotebookMemory | None 
         real["memory"] = memory.tools()[0]
     return [
         real.get(name) or AgentTool(name=name, description=help_text, parameters=Code, execute=_run_code)
-        for name, help_text in _TOOL_HELP.items()
+        for name, help_text in TOOL_HELP.items()
     ]
 
 
@@ -173,7 +174,7 @@ async def cached_session(
                 system = f"{system}\n\n{turn_context(outline(turn))}"
             else:
                 prompt = with_turn_context(prompt, turn_context(outline(turn)))
-            hook = turn_step_context(plan, memory)
+            hook = step_context_hook([lambda: plan_step_section(plan), memory.step_section])
             run = run_agent(
                 model,
                 prompt,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Literal, Sequence, Union
 
+from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.testing.prompt_cache import PromptCache, with_cache_usage
 from jupyter_agent.testing.tool_pairing import pairing_problem
 
@@ -163,7 +164,7 @@ def hanging(*pieces: str, delay: float = 0.0) -> FakeResponse:
     return FakeResponse(text(*pieces).chunks[: 1 + len(pieces)], ending="hang", delay=delay)
 
 
-class _ClientGone(Exception):
+class _ClientGone(JupyterAgentError):
     pass
 
 

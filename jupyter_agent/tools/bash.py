@@ -16,8 +16,13 @@ from jupyter_agent.tools.workspace import Workspace
 DESCRIPTION = (
     "Run a shell command (bash -c) in the workspace folder. stdin is closed, so interactive "
     "commands get end-of-file. Returns stdout, stderr and the exit code; long output keeps its "
-    "head and tail. A command that outlives its timeout is killed with all its child processes."
+    "head and tail. A command that outlives its timeout is killed with all its child processes. "
+    "Background jobs (cmd &) end when the command ends, as in a terminal that closes; to keep a "
+    "server running for later commands, start it with nohup cmd > cmd.log 2>&1 & (or setsid)."
 )
+
+
+NUL = "\0"
 
 
 class BashArgs(BaseModel):
@@ -28,6 +33,12 @@ class BashArgs(BaseModel):
 def bash_tool(workspace: Workspace, caps: OutputCaps, default_timeout: float) -> AgentTool:
     async def execute(args: BashArgs, signal: AbortSignal) -> list:
         timeout = args.timeout or default_timeout
+        if NUL in args.command:
+            # An argument of exec cannot hold a NUL: the shell would never start.
+            raise ToolError(
+                f"The command holds a NUL character at position {args.command.index(NUL) + 1}; a command line "
+                "cannot contain one (nothing was run). To produce a NUL byte, use printf '\\0'."
+            )
         result = await run_command(
             args.command, cwd=str(workspace.root), timeout=timeout, signal=signal, capture_bytes=caps.capture_bytes
         )

@@ -7,10 +7,12 @@ from typing import Callable, TypeVar
 
 import anyio.to_thread
 
+from jupyter_agent.errors import JupyterAgentError
+
 T = TypeVar("T")
 
 
-class Stopped(Exception):
+class Stopped(JupyterAgentError):
     """The caller stopped waiting (the run was cancelled); the worker thread gives up early."""
 
 

@@ -16,9 +16,12 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
+from jupyter_agent.loop.abort import RunCancelled
 from jupyter_agent.messages import ImageContent
 from jupyter_agent.tools.caps import HeadTailBuffer, OutputCaps, human_size, truncate_head_tail
+from jupyter_agent.tools.disclosure import Disclosure
 from jupyter_agent.tools.figures import figure_png, is_figure
+from jupyter_agent.tools.tracebacks import without_own_frames
 
 _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\))")
 _MISSING = object()
@@ -29,12 +32,23 @@ def strip_ansi(text: str) -> str:
 
 
 class OutputSink:
-    """Text in the order it was produced (capped head and tail) and the images, separately."""
+    """Text in the order it was produced (capped head and tail) and the images, separately: the
+    user's copy. ``disclosure``, when given, is told each piece too and makes the model's copy
+    under the data policy (see ``tools/disclosure.py``); ``cell_name`` names a traceback's files."""
 
-    def __init__(self, caps: OutputCaps, on_text: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        caps: OutputCaps,
+        on_text: Callable[[str], None] | None = None,
+        *,
+        disclosure: Disclosure | None = None,
+        cell_name: Callable[[str], str | None] = lambda _: None,
+    ) -> None:
         self.caps = caps
         # Told every piece of text as it is produced (a live view while the code still runs).
         self.on_text = on_text
+        self.disclosure = disclosure
+        self.cell_name = cell_name
         self.text: HeadTailBuffer[str] = HeadTailBuffer("", caps.capture_bytes)
         self.images: list[ImageContent] = []
         self.notes: list[str] = []
@@ -43,20 +57,32 @@ class OutputSink:
         self.rendered_figures: set[int] = set()
 
     def write(self, text: str) -> None:
+        """Printed text (stdout and stderr)."""
+        self._show(text)
+        if self.disclosure is not None:
+            self.disclosure.printed(text)
+
+    def _show(self, text: str) -> None:
         self.text.write(text)
         if self.on_text is not None:
             self.on_text(text)
 
-    def add_bundle(self, data: dict, prefix: str = "") -> None:
+    def add_bundle(self, data: dict, prefix: str = "", value: Any = _MISSING, reformat: Any = None) -> None:
+        """A display bundle; ``value``: the last expression's value it formats (``reformat`` formats another)."""
         png = data.get("image/png")
         if png is not None:
             self.add_png(png)
         plain = data.get("text/plain")
         if plain is not None:
             # A table's header is its first line: "Out:" on a line of its own keeps the columns aligned.
-            self.write(f"{prefix.rstrip()}\n{plain}\n" if prefix and "\n" in plain else f"{prefix}{plain}\n")
+            self._show(f"{prefix.rstrip()}\n{plain}\n" if prefix and "\n" in plain else f"{prefix}{plain}\n")
         elif png is None:
-            self.write(f"{prefix}[display of {', '.join(sorted(data)) or 'nothing'}; no text form]\n")
+            self._show(f"{prefix}[display of {', '.join(sorted(data)) or 'nothing'}; no text form]\n")
+        if self.disclosure is not None:
+            if value is not _MISSING:
+                self.disclosure.value(value, str(plain or ""), reformat or (lambda _other: None))
+            elif plain is not None or png is None:
+                self.disclosure.display(str(plain or ""), sorted(data))
 
     def add_png(self, png: bytes | str) -> None:
         # IPython's formatters give bytes; display bundles that went through JSON give base64 text.
@@ -67,11 +93,19 @@ class OutputSink:
             self.notes.append(f"[An image of {human_size(len(encoded) * 3 // 4)} was too large to return.]")
         else:
             self.images.append(ImageContent(data=encoded, mime_type="image/png"))
+            if self.disclosure is not None:
+                self.disclosure.image(self.images[-1])
 
     def show_traceback(self, etype: Any, evalue: Any, stb: list[str]) -> None:
-        text = strip_ansi("\n".join(stb) if isinstance(stb, list) else str(stb))
+        if isinstance(evalue, (KeyboardInterrupt, RunCancelled)):
+            return  # an interrupt is no failure of the code: the result says it was stopped, with no frames of ours
+        entries = [strip_ansi(str(entry)) for entry in stb] if isinstance(stb, list) else [strip_ansi(str(stb))]
+        text = "\n".join(without_own_frames(entries))
         self.traceback = text
-        self.write(text + "\n")
+        self._show(text + "\n")
+        if self.disclosure is not None:
+            error = evalue if isinstance(evalue, BaseException) else None
+            self.disclosure.traceback(error, text, self.cell_name)
 
     def render(self) -> str:
         text = strip_ansi(self.text.value()).rstrip("\n")
@@ -155,7 +189,14 @@ class CapturingDisplayHook(_Forwarding):
             png = _own_png(value)
             if png is not None:
                 data = {**data, "image/png": png}
-        self._sink.add_bundle(data, prefix="Out: ")
+        self._sink.add_bundle(data, prefix="Out: ", value=value, reformat=self._plain_text)
+
+    def _plain_text(self, other: Any) -> str | None:
+        try:
+            data, _ = self._shell.display_formatter.format(other, include={"text/plain"})
+        except Exception:  # noqa: BLE001 - a broken repr: the model's copy falls back to the text
+            return None
+        return data.get("text/plain")
 
 
 def _own_png(value: Any) -> bytes | None:

@@ -18,6 +18,7 @@ from jupyter_agent.tools.file_change import (
     apply_change,
     decode_for_edit,
     existing_bytes,
+    utf8_of,
 )
 from jupyter_agent.tools.read_tracker import ReadTracker
 from jupyter_agent.tools.workspace import Workspace
@@ -39,7 +40,7 @@ class EditArgs(BaseModel):
 def edit_tool(workspace: Workspace, tracker: ReadTracker, caps: OutputCaps, before_write: BeforeWrite | None) -> AgentTool:
     async def execute(args: EditArgs, signal) -> list:
         plan = await in_thread(lambda stop: plan_edit(workspace, tracker, caps, args, stop))
-        return [TextContent(text=await apply_change(plan, tracker, before_write))]
+        return [TextContent(text=await apply_change(workspace, plan, tracker, before_write))]
 
     return AgentTool(name="edit", description=DESCRIPTION, parameters=EditArgs, execute=execute, label="Edit")
 
@@ -58,6 +59,7 @@ def plan_edit(
         raise ToolError("old_text is empty. To replace a whole file, use write.")
     if args.old_text == args.new_text:
         raise ToolError("old_text and new_text are identical; there is nothing to change.")
+    utf8_of(args.new_text, shown, "edit", "new_text")  # before the work: the file's own text always encodes
     # A CRLF file is edited in LF form so the model's "\n" texts match; endings are restored after.
     crlf = "\r\n" in text and text.count("\n") == text.count("\r\n")
     body, old, new = (_lf(text), _lf(args.old_text), _lf(args.new_text)) if crlf else (text, args.old_text, args.new_text)

@@ -6,13 +6,18 @@ so the message is written for the model: what went wrong and what to do instead.
 
 from __future__ import annotations
 
+from typing import Any
 
-class ToolError(Exception):
-    """An error result with exactly this message (``is_error`` set by the loop)."""
+from jupyter_agent.errors import JupyterAgentError
 
-    def __init__(self, message: str) -> None:
+
+class ToolError(JupyterAgentError):
+    """An error result with exactly this message (``is_error`` set by the loop) and ``details``."""
+
+    def __init__(self, message: str, details: Any = None) -> None:
         super().__init__(message)
         self.message = message
+        self.details = details
 
     def __str__(self) -> str:
         return self.message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 import threading
 
 from pydantic import BaseModel, Field
@@ -42,8 +43,9 @@ def find_paths(workspace: Workspace, caps: OutputCaps, pattern: str, path: str, 
         raise ToolError(f"Pattern {pattern!r} is absolute. Give it relative to path (e.g. path='src', pattern='**/*.py').")
     prefix, rest = split_literal_prefix(pattern.strip())
     start = workspace.resolve("/".join([path, *prefix]))
-    if not start.is_dir():
-        what = "is a file, not a folder" if start.exists() else "was not found"
+    start_status = workspace.found(start, workspace.relative(start), "search")
+    if start_status is None or not stat.S_ISDIR(start_status.st_mode):
+        what = "is a file, not a folder" if start_status is not None else "was not found"
         raise ToolError(f"{workspace.relative(start)} {what}; glob searches from a folder.")
     matcher = compile_glob(rest)
     # Without "**" the pattern fixes the depth, so deeper folders need not be walked.

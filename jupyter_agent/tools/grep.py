@@ -17,7 +17,9 @@ import os
 import stat
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import regex
 from pydantic import BaseModel, Field
@@ -32,7 +34,7 @@ from jupyter_agent.tools.glob_pattern import compile_glob
 from jupyter_agent.tools.grep_process import run_bounded
 from jupyter_agent.tools.regular_file import refuse_special
 from jupyter_agent.tools.textfiles import decode_text, has_binary_extension, looks_binary
-from jupyter_agent.tools.walk import walk
+from jupyter_agent.tools.walk import open_entry, walk
 from jupyter_agent.tools.workspace import Workspace
 
 DESCRIPTION = (
@@ -85,23 +87,25 @@ def search(workspace: Workspace, caps: OutputCaps, args: GrepArgs, stop: threadi
     stop = stop or threading.Event()
     state = _Search(*_compile(args.pattern), caps=caps, stop=stop, guarded=may_backtrack(args.pattern))
     start = workspace.resolve(args.path)
-    if not start.exists():
-        raise ToolError(f"Path not found: {workspace.relative(start)}.")
+    shown = workspace.relative(start)
+    found = workspace.found(start, shown, "search")
+    if found is None:
+        raise ToolError(f"Path not found: {shown}.")
     file_filter = compile_glob(args.glob) if args.glob else None
     by_path = bool(args.glob and "/" in args.glob)
-    if start.is_file():
-        _search_file(str(start), workspace.relative(start), state)
-    elif not start.is_dir():
-        refuse_special(start.stat().st_mode, workspace.relative(start), "grep")
+    if stat.S_ISREG(found.st_mode):
+        _search_file(partial(workspace.open, start, _OPEN_FLAGS), shown, state)
+    elif not stat.S_ISDIR(found.st_mode):
+        refuse_special(found.st_mode, shown, "grep")
     else:
         # Names are built from the walk's relative paths: os.path.relpath per file costs more than the search.
-        prefix = "" if start == workspace.root else workspace.relative(start) + "/"
+        prefix = "" if start == workspace.root else shown + "/"
         for entry in walk(str(start), workspace, stop=stop):
             if entry.is_dir or has_binary_extension(entry.name):
                 continue
             if file_filter and not file_filter.match(entry.relative if by_path else entry.name):
                 continue
-            _search_file(entry.path, prefix + entry.relative, state)
+            _search_file(partial(open_entry, entry, workspace, _OPEN_FLAGS), prefix + entry.relative, state)
             if state.stopped:
                 break
     return _report(state, args, workspace.relative(start))
@@ -120,9 +124,9 @@ def _compile(pattern: str) -> tuple[regex.Pattern[str], regex.Pattern[str], byte
     return line_regex, whole_regex, literal
 
 
-def _search_file(path: str, shown: str, state: _Search) -> None:
+def _search_file(opener: Callable[[], int], shown: str, state: _Search) -> None:
     caps = state.caps
-    data = _read_small(path, caps.grep_max_file_bytes)
+    data = _read_small(opener, caps.grep_max_file_bytes)
     if data is None:
         state.skipped_large += 1
         return
@@ -163,16 +167,17 @@ def _search_lines(text: str, shown: str, state: _Search, deadline: float) -> Non
         state.lines.append(f"{shown}: … {hidden} more matching lines in this file (grep the file itself to see them)")
 
 
-def _read_small(path: str, limit: int) -> bytes | None:
-    """The file's bytes, ``b""`` when unreadable, ``None`` when over ``limit``.
+def _read_small(opener: Callable[[], int], limit: int) -> bytes | None:
+    """The bytes of the file ``opener`` opens, ``b""`` when unreadable, ``None`` when over ``limit``.
 
     Raw os calls and one read for most source files: opening 50 000 files through ``open()``
-    and ``stat()`` each costs more than searching them. The walk yields regular files only;
-    ``O_NONBLOCK`` keeps a FIFO swapped in since from blocking the open, and a file that fills the
-    first read is checked to be regular before it is read on (a device would never end).
+    and ``stat()`` each costs more than searching them. The walk yields regular files only, opened
+    relative to their folder's descriptor; ``O_NONBLOCK`` keeps a FIFO swapped in since from
+    blocking the open, and a file that fills the first read is checked to be regular before it is
+    read on (a device would never end).
     """
     try:
-        descriptor = os.open(path, _OPEN_FLAGS)
+        descriptor = opener()
     except OSError:
         return b""
     try:

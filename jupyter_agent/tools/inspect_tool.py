@@ -23,6 +23,7 @@ from jupyter_agent.tools.caps import OutputCaps, human_size, truncate_head
 from jupyter_agent.tools.data_policy import DataPolicy
 from jupyter_agent.tools.describe_data import describe_dataframe, describe_ndarray, describe_series
 from jupyter_agent.tools.describe_engines import describe_engine_frame
+from jupyter_agent.tools.disclosure import under_policy
 from jupyter_agent.tools.engine_frames import engine_kind
 from jupyter_agent.tools.errors import ToolError
 from jupyter_agent.tools.objects import (
@@ -37,6 +38,7 @@ from jupyter_agent.tools.objects import (
     scalar_text,
     shape_text,
     type_name,
+    value_header,
 )
 
 DESCRIPTION = (
@@ -66,9 +68,10 @@ class InspectArgs(BaseModel):
 
 
 def inspect_tool(shell: Any, policy: DataPolicy, caps: OutputCaps) -> AgentTool:
-    async def execute(args: InspectArgs, signal) -> list:
+    async def execute(args: InspectArgs, signal) -> Any:
         value = resolve(shell.user_ns, args.name.strip())
-        return [TextContent(text=truncate_head(describe(args.name.strip(), value, policy, count_rows=args.count_rows), caps))]
+        text = truncate_head(describe(args.name.strip(), value, policy, count_rows=args.count_rows), caps)
+        return under_policy([TextContent(text=text)], policy)
 
     return AgentTool(
         name="inspect", description=DESCRIPTION, parameters=InspectArgs, execute=execute, label="Inspect", read_only=True
@@ -203,14 +206,11 @@ def _describe_callable(path: str, value: Any) -> str:
 
 
 def _describe_value(path: str, value: Any, policy: DataPolicy) -> str:
-    facts = [type_name(value)]
-    shape = shape_text(value)
-    if shape:
-        facts.append(shape)
+    header = value_header(path, value)
     size = memory_bytes(value)
     if size is not None:
-        facts.append(human_size(size) + " (shallow)")
-    lines = [f"{path}: " + ", ".join(facts)]
+        header += f", {human_size(size)} (shallow)"
+    lines = [header]
     cls = type(value)
     text_like = cls in (str, bytes, bytearray) or scalar_text(value) is not None
     if cls in CONTAINERS:

@@ -7,8 +7,10 @@ completely instead of one deep corner. Dotfiles and cache folders are hidden.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections import deque
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -17,7 +19,7 @@ from jupyter_agent.messages import TextContent
 from jupyter_agent.tools.blocking import Stopped, in_thread
 from jupyter_agent.tools.caps import OutputCaps, human_size, truncate_head
 from jupyter_agent.tools.errors import ToolError
-from jupyter_agent.tools.walk import entry_is_dir, scan_sorted
+from jupyter_agent.tools.walk import Listed, open_folder, scan_sorted
 from jupyter_agent.tools.workspace import Workspace
 
 DESCRIPTION = (
@@ -41,10 +43,11 @@ def list_tool(workspace: Workspace, caps: OutputCaps) -> AgentTool:
 def list_folder(workspace: Workspace, caps: OutputCaps, path: str, stop: threading.Event) -> str:
     folder = workspace.resolve(path)
     shown = workspace.relative(folder)
-    if not folder.exists():
+    found = workspace.found(folder, shown, "list")
+    if found is None:
         raise ToolError(f"Folder not found: {shown}.")
-    if not folder.is_dir():
-        return f"{shown} ({human_size(folder.stat().st_size)})"
+    if not stat.S_ISDIR(found.st_mode):
+        return f"{shown} ({human_size(found.st_size)})"
     children, unexpanded, total, root_omitted = _collect(str(folder), workspace, caps.list_max_entries, stop)
     if total == 0:
         return f"{shown}/ is empty (hidden files and cache folders are not listed)."
@@ -60,8 +63,16 @@ def list_folder(workspace: Workspace, caps: OutputCaps, path: str, stop: threadi
     return truncate_head("\n".join(lines), caps, "List a subfolder to see the rest.")
 
 
+class _Shown(NamedTuple):
+    name: str
+    is_dir: bool
+    size: str  # a file's size, "unreadable" when it cannot be read; "" for a folder
+
+
 def _collect(root: str, workspace: Workspace, cap: int, stop: threading.Event):
-    children: dict[str, list[os.DirEntry]] = {}
+    """Folder path -> its entries, breadth-first until ``cap`` entries; each folder is reached
+    through the workspace's descriptors and its sizes read while it is open."""
+    children: dict[str, list[_Shown]] = {}
     unexpanded: set[str] = set()
     queue = deque([root])
     total = 0
@@ -73,9 +84,9 @@ def _collect(root: str, workspace: Workspace, cap: int, stop: threading.Event):
         if total >= cap:
             unexpanded.add(folder)
             continue
-        entries = scan_sorted(folder, workspace, hide_dotfiles=True)
+        entries = _entries(folder, workspace)
         # Folders first: the shape of a project reads better than an alphabetical mix.
-        entries.sort(key=lambda entry: (not entry_is_dir(entry), entry.name))
+        entries.sort(key=lambda entry: (not entry.is_dir, entry.name))
         if total + len(entries) > cap and folder != root:
             unexpanded.add(folder)
             continue
@@ -84,23 +95,41 @@ def _collect(root: str, workspace: Workspace, cap: int, stop: threading.Event):
             entries = entries[:cap]
         children[folder] = entries
         total += len(entries)
-        queue.extend(entry.path for entry in entries if entry_is_dir(entry))
+        queue.extend(os.path.join(folder, entry.name) for entry in entries if entry.is_dir)
     return children, unexpanded, total, root_omitted
+
+
+def _entries(folder: str, workspace: Workspace) -> list[_Shown]:
+    descriptor = open_folder(workspace, folder)
+    if descriptor is None:
+        return []
+    try:
+        return [
+            _Shown(item.name, item.is_dir, "" if item.is_dir else _size(descriptor, folder, item, workspace))
+            for item in scan_sorted(descriptor, folder, workspace, hide_dotfiles=True)
+        ]
+    finally:
+        os.close(descriptor)
 
 
 def _render(folder: str, children, unexpanded: set[str], depth: int, lines: list[str]) -> None:
     indent = "  " * depth
     for entry in children.get(folder, []):
-        if entry_is_dir(entry):
-            marker = " …" if entry.path in unexpanded else ""
+        if entry.is_dir:
+            path = os.path.join(folder, entry.name)
+            marker = " …" if path in unexpanded else ""
             lines.append(f"{indent}{entry.name}/{marker}")
-            _render(entry.path, children, unexpanded, depth + 1, lines)
+            _render(path, children, unexpanded, depth + 1, lines)
         else:
-            lines.append(f"{indent}{entry.name} ({_size(entry)})")
+            lines.append(f"{indent}{entry.name} ({entry.size})")
 
 
-def _size(entry: os.DirEntry) -> str:
+def _size(folder: int, where: str, item: Listed, workspace: Workspace) -> str:
     try:
-        return human_size(entry.stat().st_size)
+        if item.linked:
+            status = workspace.status(os.path.join(where, item.name))
+        else:
+            status = os.stat(item.name, dir_fd=folder, follow_symlinks=False)
     except OSError:
         return "unreadable"
+    return human_size(status.st_size) if status is not None else "unreadable"

@@ -74,6 +74,13 @@ def shape_text(value: Any) -> str | None:
     return engine_shape_text(value)  # Polars, Arrow, DuckDB, Dask, Spark: from metadata only
 
 
+def value_header(name: str, value: Any) -> str:
+    """How a live value is introduced, in every listing the model reads (variables, completion
+    context, %agent fix's locals): ``"sales: DataFrame, 1200 rows × 8 columns"``, ``"rate: float"``."""
+    shape = shape_text(value)
+    return f"{name}: {type_name(value)}" + (f", {shape}" if shape else "")
+
+
 def memory_bytes(value: Any) -> int | None:
     """Shallow memory use; ``None`` when it cannot be known without running user code."""
     try:

@@ -1,10 +1,17 @@
-"""Running a shell command in its own process group that a timeout or an abort kills whole.
+"""Running a shell command in its own session that a timeout or an abort kills whole.
 
 The command gets a new session (so it and everything it starts share one process group), stdin
 from /dev/null (a command that reads stdin sees EOF at once) and two pipes whose head and tail are
 kept while it runs. On timeout or abort the whole tree, including processes that left the group
 (``setsid``, daemons; see ``process_tree``), is frozen and recorded, gets SIGTERM, then SIGKILL
 after a short grace, always, whether or not the shell is still alive.
+
+A command that exits by itself takes its background jobs with it: its session is hung up as a
+terminal's is when it closes (SIGHUP, then SIGKILL after a grace for what neither died nor ignores
+it). ``nohup`` and ``setsid`` keep a job running on purpose; a job forked a moment before its shell
+exited is first given time to get there (``SETTLE_LIMIT``). A command still running when the kernel
+ends is stopped with it (``reaper``: at exit, and by a watchdog if the kernel is killed; the shell
+registers with the watchdog itself before it execs, so no kill of the kernel comes too early).
 """
 
 from __future__ import annotations
@@ -19,12 +26,25 @@ from dataclasses import dataclass
 from jupyter_agent.loop import AbortSignal
 from jupyter_agent.tools.caps import HeadTailBuffer
 from jupyter_agent.tools.errors import ToolError
-from jupyter_agent.tools.process_tree import become_subreaper, descendants, freeze_tree, signal_each, signal_group
+from jupyter_agent.tools.process_tree import (
+    become_subreaper,
+    descendants,
+    freeze_tree,
+    not_hung_up,
+    send_hang_up,
+    settling,
+    signal_each,
+    signal_group,
+)
+from jupyter_agent.tools.reaper import registration_pipe, unwatch, watch
 
 # Long enough for a well-behaved process to clean up, short enough that stop feels immediate.
 TERM_GRACE = 1.0
 # After the shell exits, background jobs may keep the pipes open; their output is not waited for.
 DRAIN_GRACE = 0.5
+# A job forked just before its shell exited gets this long to exec, ignore the hangup (``nohup``)
+# or leave the session (``setsid``): a terminal's user never closes it within the same millisecond.
+SETTLE_LIMIT = 1.0
 # Pipe reads of one pipe buffer (64 KiB on Linux) at a time.
 _CHUNK = 65536
 
@@ -60,6 +80,7 @@ async def run_command(command: str, *, cwd: str, timeout: float, signal: AbortSi
         return CommandResult(None, stdout, stderr, aborted=True)
     started = time.monotonic()
     process = await _start(command, cwd)
+    watch(process.pid)
     readers = [
         asyncio.ensure_future(_drain(process.stdout, stdout)),
         asyncio.ensure_future(_drain(process.stderr, stderr)),
@@ -82,6 +103,8 @@ async def run_command(command: str, *, cwd: str, timeout: float, signal: AbortSi
             result.aborted = abort_requested.is_set()
             result.timed_out = not result.aborted
             await kill_tree(process, tree)
+        else:
+            await hang_up(process.pid)  # its background jobs end with it, unless they detached
         await asyncio.wait(readers, timeout=DRAIN_GRACE)
         result.exit_code = process.returncode
     finally:
@@ -100,6 +123,7 @@ async def run_command(command: str, *, cwd: str, timeout: float, signal: AbortSi
         if process.returncode is None:
             await _reap_briefly(process)
         _close_pipes(process)
+        unwatch(process.pid)
     result.seconds = time.monotonic() - started
     return result
 
@@ -116,7 +140,7 @@ async def _start(command: str, cwd: str) -> asyncio.subprocess.Process:
             cwd=cwd,
             env=child_environment(),
             start_new_session=True,
-            preexec_fn=become_subreaper,
+            preexec_fn=_child_setup(registration_pipe()),
         )
     )
     try:
@@ -139,6 +163,43 @@ async def _start(command: str, cwd: str) -> asyncio.subprocess.Process:
         raise
     except OSError as error:
         raise ToolError(f"The command could not be started: {error}") from None
+
+
+def _child_setup(reaper_pipe: int | None):
+    """What the shell does between fork and exec: become a subreaper, and register with the reaper
+    itself, so a kernel killed before ``watch`` runs (the loop still awaiting the spawn) takes the
+    command along. A line shorter than PIPE_BUF is written whole, whoever else writes the pipe."""
+
+    def setup() -> None:
+        become_subreaper()
+        if reaper_pipe is not None:
+            try:
+                os.write(reaper_pipe, b"+%d\n" % os.getpid())
+            except OSError:
+                pass  # the reaper is gone; ``watch`` starts another and registers the shell there
+
+    return setup
+
+
+async def hang_up(session: int) -> None:
+    """What a closing terminal does to the jobs a command left in its session (see ``process_tree``)."""
+    shell_name = os.path.basename(shell_path()).encode()[:15]  # /proc's comm keeps 15 bytes
+    deadline = time.monotonic() + SETTLE_LIMIT
+    while settling(session, shell_name) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    if not send_hang_up(session):
+        return
+    deadline = time.monotonic() + TERM_GRACE
+    quiet = 0
+    while quiet < 2 and time.monotonic() < deadline:
+        # Twice empty in a row: a job forked while /proc was being listed may be missed by one pass.
+        left = not_hung_up(session)
+        if left:
+            signal_each(left, signals.SIGHUP)  # one forked after the hangup was sent has not heard it
+            signal_each(left, signals.SIGCONT)
+        quiet = 0 if left else quiet + 1
+        await asyncio.sleep(0.01)
+    signal_each(not_hung_up(session), signals.SIGKILL)
 
 
 async def kill_tree(process: asyncio.subprocess.Process, tree: set[int]) -> None:

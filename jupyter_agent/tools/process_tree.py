@@ -6,6 +6,13 @@ across ``exec``): an orphaned descendant is re-parented to the shell instead of 
 shell lives its descendants are exactly the processes reachable from it through ``/proc``. A stop
 freezes that tree (SIGSTOP, repeated until no new process appears), records it, and signals
 every member; a frozen process cannot fork a survivor meanwhile.
+
+A command that ends by itself hangs up its session as a terminal does when it closes
+(``process.hang_up``): SIGHUP to every process left in it, then SIGKILL to those that neither died nor
+ignore the hangup. ``nohup`` (which ignores it) and ``setsid`` (a session of its own) are how a
+command keeps a job running on purpose.
+
+Standard library only: the reaper and the MCP server launcher load this file by path.
 """
 
 from __future__ import annotations
@@ -17,6 +24,9 @@ import sys
 
 _PR_SET_CHILD_SUBREAPER = 36
 _FREEZE_ROUNDS = 50
+# Programs that, just started, are on their way out of a hangup's reach: ``nohup`` is about to
+# ignore it, ``setsid`` to leave the session.
+_DETACHERS = (b"nohup", b"setsid")
 
 _prctl = None
 if sys.platform.startswith("linux"):
@@ -32,13 +42,13 @@ def become_subreaper() -> None:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def descendants(root: int) -> set[int]:
-    """Live (not zombie) processes below ``root``, from one pass over ``/proc``."""
-    children: dict[int, list[int]] = {}
+def _live_processes() -> list[tuple[int, list[bytes]]]:
+    """(pid, the fields of /proc/<pid>/stat after the command name) of every live, non-zombie process."""
     try:
         names = os.listdir("/proc")
     except OSError:
-        return set()
+        return []
+    found = []
     for name in names:
         if not name.isdigit():
             continue
@@ -47,9 +57,61 @@ def descendants(root: int) -> set[int]:
                 fields = handle.read().rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if fields[0] in (b"Z", b"X"):
+        if fields and fields[0] not in (b"Z", b"X"):
+            found.append((int(name), fields))
+    return found
+
+
+def session_members(session: int) -> set[int]:
+    """Live processes of the session ``session`` (its leader's pid), from one pass over ``/proc``."""
+    return {pid for pid, fields in _live_processes() if len(fields) > 3 and int(fields[3]) == session}
+
+
+def ignores_hangup(pid: int) -> bool:
+    """Whether ``pid`` ignores SIGHUP (``nohup`` set it so): bit 0 of ``SigIgn`` in its status."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"SigIgn:"):
+                    return bool(int(line.split()[1], 16) & (1 << (signals.SIGHUP - 1)))
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def send_hang_up(session: int) -> bool:
+    """SIGHUP (and SIGCONT, so stopped jobs hear it) to every process of ``session``; False if it has none."""
+    members = session_members(session)
+    signal_each(members, signals.SIGHUP)
+    signal_each(members, signals.SIGCONT)
+    return bool(members)
+
+
+def settling(session: int, shell_name: bytes) -> set[int]:
+    """Members of ``session`` caught between a fork and detaching: a fork of the shell that has not
+    exec'd its job yet, or a ``nohup``/``setsid`` that has not yet ignored the hangup or left."""
+    found = set()
+    for pid in session_members(session):
+        try:
+            with open(f"/proc/{pid}/comm", "rb") as handle:
+                name = handle.read().strip()
+        except OSError:
             continue
-        children.setdefault(int(fields[1]), []).append(int(name))
+        if (name == shell_name or name in _DETACHERS) and not ignores_hangup(pid):
+            found.add(pid)
+    return found
+
+
+def not_hung_up(session: int) -> set[int]:
+    """The processes of ``session`` still alive that do not ignore the hangup."""
+    return {pid for pid in session_members(session) if not ignores_hangup(pid)}
+
+
+def descendants(root: int) -> set[int]:
+    """Live (not zombie) processes below ``root``, from one pass over ``/proc``."""
+    children: dict[int, list[int]] = {}
+    for pid, fields in _live_processes():
+        children.setdefault(int(fields[1]), []).append(pid)
     found: set[int] = set()
     pending = [root]
     while pending:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+import stat
 import threading
 from pathlib import Path
 from typing import BinaryIO
@@ -43,11 +44,12 @@ def read_tool(workspace: Workspace, tracker: ReadTracker, caps: OutputCaps) -> A
 def read_file(workspace: Workspace, tracker: ReadTracker, caps: OutputCaps, args: ReadArgs, stop: threading.Event) -> list:
     path = workspace.resolve(args.path)
     shown = workspace.relative(path)
-    if path.is_dir():
+    found = workspace.found(path, shown, "read")
+    if found is not None and stat.S_ISDIR(found.st_mode):
         raise ToolError(f"{shown} is a folder, not a file. Use the list tool to see its contents.")
-    if not path.exists():
+    if found is None:
         raise ToolError(f"File not found: {shown}. Use list or glob to find the right path.")
-    descriptor, status = open_regular(path, shown, "read")
+    descriptor, status = open_regular(workspace, path, shown, "read")
     try:
         with os.fdopen(descriptor, "rb") as handle:
             mime_type = image_type(path)

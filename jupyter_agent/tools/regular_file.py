@@ -2,22 +2,27 @@
 
 A FIFO in the workspace blocks ``open()`` until a writer appears, and a character device reads
 forever (``/dev/zero`` fills the memory): such files are refused by type (``stat`` before opening,
-``O_NONBLOCK`` and ``fstat`` after, so a file swapped in between cannot block either).
+``O_NONBLOCK`` and ``fstat`` after, so a file swapped in between cannot block either). Every file
+is reached through the workspace's folder descriptors (``Workspace.open``): a folder swapped for a
+link after the path was checked cannot lead the read or the write outside.
 
-Replacing a file is atomic: the new content goes to a temporary file in the same folder, is
-flushed to the disk and renamed over the original, keeping its mode and owner. A full disk, a
-size limit or a kill mid-write leaves the original as it was.
+Replacing a file is atomic (``jupyter_agent.files.atomic_write``, in the folder reached that way):
+the new content goes to a temporary file in the same folder, is flushed to the disk and renamed
+over the original, keeping its mode and owner. A full disk, a size limit or a kill mid-write
+leaves the original as it was.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
+from jupyter_agent.files import atomic_write
 from jupyter_agent.tools.caps import human_size
+from jupyter_agent.tools.contained import OutsideWorkspace
 from jupyter_agent.tools.errors import ToolError
+from jupyter_agent.tools.workspace import Workspace
 
 _KINDS = {
     stat.S_IFIFO: "a FIFO (named pipe)",
@@ -25,8 +30,9 @@ _KINDS = {
     stat.S_IFBLK: "a block device",
     stat.S_IFSOCK: "a socket",
     stat.S_IFDIR: "a folder",
+    stat.S_IFLNK: "a symbolic link that was swapped in while it was opened",
 }
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0)
 _CHUNK = 1 << 20
 
 
@@ -40,11 +46,16 @@ def refuse_special(mode: int, shown: str, tool: str) -> None:
         raise ToolError(f"{shown} is {kind_of(mode)}, not a regular file; {tool} works on regular files only.")
 
 
-def open_regular(path: str | os.PathLike[str], shown: str, tool: str) -> tuple[int, os.stat_result]:
+def open_regular(workspace: Workspace, path: Path, shown: str, tool: str) -> tuple[int, os.stat_result]:
     """A read-only descriptor of a regular file and its status; special files are refused unopened."""
     try:
-        refuse_special(os.stat(path).st_mode, shown, tool)
-        descriptor = os.open(path, _OPEN_FLAGS)
+        status = workspace.status(path)
+        if status is None:
+            raise FileNotFoundError(2, "No such file or directory")
+        refuse_special(status.st_mode, shown, tool)
+        descriptor = workspace.open(path, _OPEN_FLAGS)
+    except OutsideWorkspace as error:
+        raise workspace.outside(shown, error.target) from None
     except OSError as error:
         raise ToolError(f"Cannot read {shown}: {error.strerror or error}") from None
     status = os.fstat(descriptor)
@@ -54,9 +65,9 @@ def open_regular(path: str | os.PathLike[str], shown: str, tool: str) -> tuple[i
     return descriptor, status
 
 
-def read_regular(path: str | os.PathLike[str], shown: str, tool: str, limit: int) -> bytes:
+def read_regular(workspace: Workspace, path: Path, shown: str, tool: str, limit: int) -> bytes:
     """The whole content of a regular file of at most ``limit`` bytes."""
-    descriptor, status = open_regular(path, shown, tool)
+    descriptor, status = open_regular(workspace, path, shown, tool)
     try:
         if status.st_size > limit:
             raise ToolError(
@@ -77,79 +88,20 @@ def read_regular(path: str | os.PathLike[str], shown: str, tool: str, limit: int
         os.close(descriptor)
 
 
-def replace_atomically(path: Path, content: bytes, shown: str) -> None:
-    """Writes ``content`` to ``path`` through a temporary file renamed over it."""
-    folder = path.parent
+def replace_atomically(workspace: Workspace, path: Path, content: bytes, shown: str) -> None:
+    """Writes ``content`` to ``path`` through a temporary file renamed over it (``atomic_write``) in
+    the folder reached through the workspace's descriptors, keeping the replaced file's mode and owner."""
     try:
-        previous = os.stat(path)
-    except FileNotFoundError:
-        previous = None
-    try:
-        os.makedirs(folder, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+        existed = workspace.status(path) is not None
+        folder, name = workspace.folder_of(path, create=True)
+    except OutsideWorkspace as error:
+        raise workspace.outside(shown, error.target) from None
     except OSError as error:
-        raise ToolError(f"Cannot write {shown}: {error.strerror or error}") from None
+        raise ToolError(f"Cannot write {shown}: {error.strerror or error} (no file was changed).") from None
     try:
-        try:
-            view = memoryview(content)
-            while view:
-                view = view[os.write(descriptor, view) :]
-            os.fsync(descriptor)
-            _copy_mode_and_owner(descriptor, previous)
-        finally:
-            os.close(descriptor)
-        os.replace(temporary, path)
+        atomic_write(name, content, keep_owner=True, dir_fd=folder)
     except OSError as error:
-        _remove_quietly(temporary)
-        kept = "the original file is unchanged" if previous is not None else "no file was created"
+        kept = "the original file is unchanged" if existed else "no file was created"
         raise ToolError(f"Cannot write {shown}: {error.strerror or error} ({kept}).") from None
-    except BaseException:
-        _remove_quietly(temporary)
-        raise
-    _sync_folder(folder)
-
-
-def _copy_mode_and_owner(descriptor: int, previous: os.stat_result | None) -> None:
-    if previous is None:
-        # mkstemp creates 0600; a new file gets what open() would have given it.
-        os.fchmod(descriptor, 0o666 & ~current_umask())
-        return
-    os.fchmod(descriptor, stat.S_IMODE(previous.st_mode))
-    if (previous.st_uid, previous.st_gid) != (os.getuid(), os.getgid()):
-        try:
-            os.fchown(descriptor, previous.st_uid, previous.st_gid)
-        except PermissionError:
-            pass  # only root may give a file away; the content still goes in
-
-
-def current_umask() -> int:
-    # os.umask() can only be read by setting it, which races with other threads; Linux shows it.
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o022
-
-
-def _sync_folder(folder: Path) -> None:
-    # The rename itself reaches the disk only when the folder is flushed.
-    try:
-        descriptor = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:
-        pass
     finally:
-        os.close(descriptor)
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+        os.close(folder)

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from jupyter_agent.loop import AgentTool
 from jupyter_agent.messages import TextContent
 from jupyter_agent.tools.blocking import in_thread
-from jupyter_agent.tools.file_change import BeforeWrite, PlannedChange, apply_change, existing_bytes
+from jupyter_agent.tools.file_change import BeforeWrite, PlannedChange, apply_change, existing_bytes, utf8_of
 from jupyter_agent.tools.read_tracker import ReadTracker
 from jupyter_agent.tools.workspace import Workspace
 
@@ -27,7 +27,7 @@ class WriteArgs(BaseModel):
 def write_tool(workspace: Workspace, tracker: ReadTracker, before_write: BeforeWrite | None) -> AgentTool:
     async def execute(args: WriteArgs, signal) -> list:
         plan = await in_thread(lambda stop: plan_write(workspace, tracker, args, stop))
-        return [TextContent(text=await apply_change(plan, tracker, before_write))]
+        return [TextContent(text=await apply_change(workspace, plan, tracker, before_write))]
 
     return AgentTool(name="write", description=DESCRIPTION, parameters=WriteArgs, execute=execute, label="Write")
 
@@ -38,7 +38,7 @@ def plan_write(workspace: Workspace, tracker: ReadTracker, args: WriteArgs, stop
     previous = existing_bytes(workspace, path, "write")
     if previous is not None:
         tracker.require_current(path, previous, shown, "write")
-    content = args.content.encode("utf-8")
+    content = utf8_of(args.content, shown, "write", "content")
     what = "new file" if previous is None else "replaced the previous content"
     report = f"Wrote {len(content)} bytes to {shown} ({what})."
     return PlannedChange(path=path, shown=shown, content=content, previous=previous, report=report)

@@ -7,6 +7,7 @@ import { InputDialog, Notification } from '@jupyterlab/apputils';
 import { CodeCell } from '@jupyterlab/cells';
 import { CommandRegistry } from '@lumino/commands';
 
+import { editWithAgent } from './cell_edit';
 import { AgentConnection } from './connection';
 import { agentIcon } from './icon';
 
@@ -17,6 +18,8 @@ export namespace CommandIDs {
   export const materialize = 'jupyter-agent:materialize';
   export const showSessions = 'jupyter-agent:show-sessions';
   export const fix = 'jupyter-agent:fix';
+  export const editCell = 'jupyter-agent:edit-cell';
+  export const generateCell = 'jupyter-agent:generate-cell';
 }
 
 export const PALETTE_CATEGORY = 'Agent';
@@ -122,6 +125,42 @@ export function addCommands(
       const cell = notebook.widgets[index];
       if (cell instanceof CodeCell) {
         await CodeCell.execute(cell, connection.panel.sessionContext);
+      }
+    }
+  });
+
+  commands.addCommand(CommandIDs.editCell, {
+    label: 'Edit with Agent…',
+    caption:
+      'Describe a change to the active cell; the agent proposes it as a diff you accept or reject',
+    icon: agentIcon,
+    isEnabled: () => current()?.isConnected ?? false,
+    execute: () => {
+      const connection = current();
+      const cell = connection?.panel.content.activeCell;
+      if (connection && cell) {
+        editWithAgent(connection, cell, { generate: false });
+      }
+    }
+  });
+
+  commands.addCommand(CommandIDs.generateCell, {
+    label: 'Generate a Cell with Agent…',
+    caption: 'Describe a new cell below the active one; the agent writes it for your review',
+    isEnabled: () => current()?.isConnected ?? false,
+    execute: () => {
+      const connection = current();
+      const notebook = connection?.panel.content;
+      const shared = notebook?.model?.sharedModel;
+      if (!connection || !notebook || !shared) {
+        return;
+      }
+      const index = notebook.activeCellIndex + 1;
+      shared.insertCell(index, { cell_type: 'code', source: '' });
+      notebook.activeCellIndex = index;
+      const cell = notebook.widgets[index];
+      if (cell) {
+        editWithAgent(connection, cell, { generate: true });
       }
     }
   });

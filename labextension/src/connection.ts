@@ -18,11 +18,16 @@ import { ISignal, Signal } from '@lumino/signaling';
 
 import {
   asKernelMessage,
+  IChatFinished,
+  ICompletion,
+  IEditReview,
+  IEditReviewDone,
   IMaterialize,
   INotebookReply,
   INotebookRequest,
   IRunState,
   KernelMessage,
+  Notice,
   PROTOCOL_VERSION,
   Request,
   TARGET_NAME
@@ -48,6 +53,8 @@ export class AgentConnection implements IDisposable {
     private readonly _client: string
   ) {
     const context = panel.sessionContext;
+    this._path = panel.context.path;
+    panel.context.pathChanged.connect(this._onPathChanged, this);
     context.statusChanged.connect(this._onStatus, this);
     context.kernelChanged.connect(this._onKernelChanged, this);
     NotebookActions.executed.connect(this._onExecuted, this);
@@ -86,6 +93,35 @@ export class AgentConnection implements IDisposable {
     return this._notebookRequest;
   }
 
+  /** The kernel streams a completion (`completion` messages, by request id). */
+  get completion(): ISignal<this, ICompletion> {
+    return this._completion;
+  }
+
+  /** A turn's notebook_edit to review in its cell, or the end of that review. */
+  get editReview(): ISignal<this, IEditReview | IEditReviewDone> {
+    return this._editReview;
+  }
+
+  /** A side panel turn ended (its static rendering). */
+  get chatFinished(): ISignal<this, IChatFinished> {
+    return this._chatFinished;
+  }
+
+  /** Whether the kernel's agent can be asked something now. */
+  get isConnected(): boolean {
+    return this._comm !== null && this._state === 'connected' && !this._comm.isDisposed;
+  }
+
+  /** Sends a message that has no single answer; false when no kernel listens. */
+  post(message: Notice): boolean {
+    if (!this.isConnected) {
+      return false;
+    }
+    this._comm!.send(JSON.parse(JSON.stringify(message)) as JSONObject);
+    return true;
+  }
+
   /** Answers a `notebook_request`; dropped when the comm is gone (the kernel's tool times out). */
   reply(message: INotebookReply): void {
     if (this._comm && this._state === 'connected' && !this._comm.isDisposed) {
@@ -97,18 +133,37 @@ export class AgentConnection implements IDisposable {
     return this._isDisposed;
   }
 
+  /** The notebook was renamed or moved: the kernel moves its sessions along. */
+  private _onPathChanged(_: unknown, path: string): void {
+    const previous = this._path;
+    this._path = path;
+    if (previous !== path) {
+      this._tellPath(previous);
+    }
+  }
+
+  private _tellPath(previous: string | null): void {
+    this.post({
+      type: 'notebook_moved',
+      request_id: `notebook-moved-${++this._moves}`,
+      path: this._path,
+      previous
+    });
+  }
+
   dispose(): void {
     if (this._isDisposed) {
       return;
     }
     this._isDisposed = true;
     NotebookActions.executed.disconnect(this._onExecuted, this);
+    this.panel.context.pathChanged.disconnect(this._onPathChanged, this);
     this._disconnect(true);
     Signal.clearData(this);
   }
 
   /** Sends a request and resolves with the kernel's answer (rejects on a failed reply). */
-  request(body: RequestBody): Promise<KernelMessage> {
+  request(body: RequestBody, timeoutMs = REQUEST_TIMEOUT_MS, requestId = UUID.uuid4()): Promise<KernelMessage> {
     const comm = this._comm;
     if (!comm || this._state !== 'connected') {
       return Promise.reject(
@@ -117,12 +172,11 @@ export class AgentConnection implements IDisposable {
         )
       );
     }
-    const requestId = UUID.uuid4();
     const pending = new PromiseDelegate<KernelMessage>();
     const timer = window.setTimeout(() => {
       this._pending.delete(requestId);
       pending.reject(new Error('The kernel did not answer (is it busy?).'));
-    }, REQUEST_TIMEOUT_MS);
+    }, timeoutMs);
     this._pending.set(requestId, { pending, timer });
     comm.send({ ...body, request_id: requestId });
     return pending.promise;
@@ -189,6 +243,8 @@ export class AgentConnection implements IDisposable {
         this._packageVersion = message.package_version;
         this._runs = new Map(message.runs.map(run => [run.session, run]));
         this._setState('connected');
+        // A kernel started (or restarted) before a rename may know an old path.
+        this._tellPath(null);
         this._runsChanged.emit();
         return;
       case 'run_started':
@@ -207,6 +263,16 @@ export class AgentConnection implements IDisposable {
         break;
       case 'notebook_request':
         this._notebookRequest.emit(message);
+        return;
+      case 'completion':
+        this._completion.emit(message);
+        return;
+      case 'chat_finished':
+        this._chatFinished.emit(message);
+        return;
+      case 'edit_review':
+      case 'edit_review_done':
+        this._editReview.emit(message);
         return;
       case 'reply':
         if (!message.ok && message.request_id === null) {
@@ -319,9 +385,14 @@ export class AgentConnection implements IDisposable {
     string,
     { pending: PromiseDelegate<KernelMessage>; timer: number }
   >();
+  private _path: string;
+  private _moves = 0;
   private _isDisposed = false;
   private _stateChanged = new Signal<this, ConnectionState>(this);
   private _runsChanged = new Signal<this, void>(this);
   private _materialize = new Signal<this, IMaterialize>(this);
   private _notebookRequest = new Signal<this, INotebookRequest>(this);
+  private _completion = new Signal<this, ICompletion>(this);
+  private _chatFinished = new Signal<this, IChatFinished>(this);
+  private _editReview = new Signal<this, IEditReview | IEditReviewDone>(this);
 }

@@ -12,16 +12,21 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { ICommandPalette, Notification } from '@jupyterlab/apputils';
+import { ICompletionProviderManager } from '@jupyterlab/completer';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
+import { reviewNotebookEdits } from './cell_edit';
 import { addCommands, CommandIDs, PALETTE_CATEGORY } from './commands';
+import { AgentInlineCompletionProvider } from './completion';
 import { AgentConnection } from './connection';
 import { AgentCellHighlighter } from './highlight';
 import { agentIcon } from './icon';
 import { insertMaterializedCells } from './materialize';
 import { serveNotebookRequests } from './notebook_tools';
+import { keepPristine } from './pristine';
 import { SessionsView } from './sessions';
+import { AgentSidePanel } from './side_panel';
 import { TranscriptView, transcriptWidget } from './transcript';
 
 export const PLUGIN_ID = 'jupyter-agent-labextension:plugin';
@@ -32,13 +37,19 @@ const plugin: JupyterFrontEndPlugin<void> = {
     'Materialize agent code as cells, %%agent highlighting, agent commands and a sessions view.',
   autoStart: true,
   requires: [INotebookTracker],
-  optional: [ICommandPalette, ILabShell, IRenderMimeRegistry],
+  optional: [
+    ICommandPalette,
+    ILabShell,
+    IRenderMimeRegistry,
+    ICompletionProviderManager
+  ],
   activate: (
     app: JupyterFrontEnd,
     tracker: INotebookTracker,
     palette: ICommandPalette | null,
     labShell: ILabShell | null,
-    rendermime: IRenderMimeRegistry | null
+    rendermime: IRenderMimeRegistry | null,
+    completions: ICompletionProviderManager | null
   ) => {
     const connections = new Map<NotebookPanel, AgentConnection>();
     const client = `${app.name} ${app.version}`;
@@ -47,14 +58,31 @@ const plugin: JupyterFrontEndPlugin<void> = {
         ? (connections.get(tracker.currentWidget) ?? null)
         : null;
 
+    if (completions?.registerInlineProvider) {
+      // JupyterLab ≥ 4.1: ghost-text completions from the kernel, which knows the live variables.
+      completions.registerInlineProvider(
+        new AgentInlineCompletionProvider(widget =>
+          widget instanceof NotebookPanel
+            ? (connections.get(widget) ?? null)
+            : null
+        )
+      );
+    }
+
     const sessions = new SessionsView({
       current,
       open: (connection, session) => openTranscript(connection, session)
     });
     sessions.id = 'jupyter-agent-sessions';
     sessions.title.icon = agentIcon;
-    sessions.title.caption = 'Agent sessions';
+    sessions.title.caption = 'Agent Sessions';
     app.shell.add(sessions, 'left', { rank: 650 });
+
+    const sidePanel = new AgentSidePanel({ current });
+    sidePanel.id = 'jupyter-agent-side-panel';
+    sidePanel.title.icon = agentIcon;
+    sidePanel.title.caption = 'Agent: ask the active notebook’s kernel';
+    app.shell.add(sidePanel, 'right', { rank: 650 });
 
     const transcripts = new Map<string, TranscriptView>();
     function openTranscript(connection: AgentConnection, session: string) {
@@ -76,6 +104,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       const highlighter = new AgentCellHighlighter(panel);
       connections.set(panel, connection);
       serveNotebookRequests(connection);
+      reviewNotebookEdits(connection);
+      keepPristine(panel);
       // Shows (to CSS and tests) whether this notebook's kernel has the agent.
       panel.node.dataset.jupyterAgent = connection.state;
       connection.stateChanged.connect((_, state) => {
@@ -103,13 +133,18 @@ const plugin: JupyterFrontEndPlugin<void> = {
         highlighter.dispose();
         if (tracker.currentWidget === null) {
           sessions.follow(null);
+          sidePanel.follow(null);
         }
       });
       if (tracker.currentWidget === panel) {
         sessions.follow(connection);
+        sidePanel.follow(connection);
       }
     });
-    tracker.currentChanged.connect(() => sessions.follow(current()));
+    tracker.currentChanged.connect(() => {
+      sessions.follow(current());
+      sidePanel.follow(current());
+    });
 
     addCommands(app.commands, {
       current,
@@ -122,14 +157,21 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
     });
     if (palette) {
-      for (const command of [
+      const listed = [
         CommandIDs.stop,
         CommandIDs.steer,
         CommandIDs.openSession,
         CommandIDs.materialize,
         CommandIDs.fix,
-        CommandIDs.showSessions
-      ]) {
+        CommandIDs.editCell,
+        CommandIDs.generateCell
+      ];
+      // Notebook 7's shell lists every sidebar panel in the palette itself, as
+      // "Show <caption>": a second entry of ours would repeat it.
+      if (labShell) {
+        listed.push(CommandIDs.showSessions);
+      }
+      for (const command of listed) {
         palette.addItem({ command, category: PALETTE_CATEGORY });
       }
     }

@@ -1,8 +1,10 @@
 /**
  * Materialize: the code an agent turn ran, inserted as code cells below the
- * agent cell, in order, with provenance in `metadata.jupyter_agent`.
+ * agent cell, in order, with provenance in `metadata.jupyter_agent`. Once
+ * inserted, the agent cell's saved output no longer says how to get them.
  */
 
+import { ICodeCellModel } from '@jupyterlab/cells';
 import { NotebookPanel } from '@jupyterlab/notebook';
 
 import { IMaterialize } from './protocol';
@@ -38,8 +40,61 @@ export function insertMaterializedCells(
   shared.transact(() => {
     shared.insertCells(anchor + 1, materializedCells(message));
   });
+  const agentCell = notebook.model?.cells.get(anchor);
+  if (agentCell?.type === 'code' && agentCell.id === message.cell_id) {
+    dropMaterializeHint(agentCell as ICodeCellModel);
+  }
   notebook.activeCellIndex = anchor + 1;
   return message.cells.length;
+}
+
+/**
+ * The note a finished turn's saved output ends with while its code is not
+ * materialized (the kernel's `MaterializeStaticView`, notebook/lab_views.py),
+ * as Markdown or plain text (`*…*`) and as HTML (`<p><em>…</em></p>`).
+ */
+const HINT =
+  'Materialize \\d+ cells?: run %agent materialize, or the command ' +
+  '(?:"|&quot;)Materialize the Agent(?:\'|&#x27;|&#39;)s Code(?:"|&quot;)\\.';
+const HINT_FORMS = [
+  new RegExp(`\\n?<p><em>${HINT}</em></p>`, 'g'),
+  new RegExp(`\\s*\\*${HINT}\\*`, 'g')
+];
+
+/** The output's data without the materialize hint; null when it holds none. */
+export function withoutMaterializeHint<T extends Record<string, unknown>>(
+  data: T
+): T | null {
+  let changed = false;
+  const kept: Record<string, unknown> = {};
+  for (const [mime, value] of Object.entries(data)) {
+    let text = typeof value === 'string' ? value : null;
+    if (text !== null) {
+      const before = text;
+      for (const form of HINT_FORMS) {
+        text = text.replace(form, '');
+      }
+      changed ||= text !== before;
+    }
+    kept[mime] = text ?? value;
+  }
+  return changed ? (kept as T) : null;
+}
+
+/** Takes the materialize hint out of the agent cell's outputs (the saved file with them). */
+function dropMaterializeHint(cell: ICodeCellModel): void {
+  const outputs = cell.outputs;
+  for (let index = 0; index < outputs.length; index++) {
+    const output = outputs.get(index).toJSON();
+    if (output.output_type !== 'display_data' && output.output_type !== 'execute_result') {
+      continue;
+    }
+    const bundle = output.data as Record<string, unknown> | undefined;
+    const data = bundle ? withoutMaterializeHint(bundle) : null;
+    if (data !== null) {
+      outputs.set(index, { ...output, data } as typeof output);
+    }
+  }
 }
 
 /** A new code cell of the notebook's shared model (a JSON value, hence a type, not an interface). */

@@ -15,6 +15,17 @@ export interface IHello {
   client: string;
 }
 
+/**
+ * The notebook is at `path` (server-relative): sent once connected and when the
+ * notebook is renamed or moved (`previous`: where it was). Its sessions follow.
+ */
+export interface INotebookMoved {
+  type: 'notebook_moved';
+  request_id: string;
+  path: string;
+  previous: string | null;
+}
+
 export interface IStop {
   type: 'stop';
   request_id: string;
@@ -56,12 +67,75 @@ export interface INotebookReply {
   index?: number | null;
 }
 
+/** Complete the cell at the cursor; answered by `completion` messages. */
+export interface ICompleteRequest {
+  type: 'complete_request';
+  request_id: string;
+  prefix: string;
+  suffix: string;
+  cells_above: string[];
+  cell_id: string | null;
+}
+
+/** Stop a completion: the user typed on. */
+export interface ICompleteCancel {
+  type: 'complete_cancel';
+  request_id: string;
+}
+
+/** A turn asked from the side panel; answered by `chat_started`. */
+export interface IChatRequest {
+  type: 'chat_request';
+  request_id: string;
+  prompt: string;
+  session: string | null;
+}
+
 export type Request =
+  | IChatRequest
   | IStop
   | ISteer
   | IListSessions
   | IOpenSession
-  | IMaterializeRequest;
+  | IMaterializeRequest
+  | IEditCellRequest
+  | IEditDecision;
+
+/** Edit with Agent: the kernel answers with an `edit_proposal` (or a failed reply). */
+export interface IEditCellRequest {
+  type: 'edit_cell';
+  request_id: string;
+  prompt: string;
+  cell_id: string;
+  source: string;
+  cell_type: 'code' | 'markdown';
+  generate: boolean;
+  index: number | null;
+}
+
+/** The prompt box was closed while the agent worked. */
+export interface IEditCancel {
+  type: 'edit_cancel';
+  request_id: string;
+}
+
+/** What the user did with a proposal (answered by a reply). */
+export interface IEditDecision {
+  type: 'edit_decision';
+  request_id: string;
+  cell_id: string;
+  accepted: boolean;
+  before: string;
+  after: string;
+  index: number;
+}
+
+/** Messages sent without waiting for one answer (`AgentConnection.post`). */
+export type Notice =
+  | ICompleteRequest
+  | ICompleteCancel
+  | IEditCancel
+  | INotebookMoved;
 
 // -- kernel -> frontend ------------------------------------------------------
 
@@ -157,8 +231,66 @@ export interface INotebookRequest {
   cell_id: string | null;
 }
 
+/** A completion as it streams: `text` is the whole suggestion so far. */
+export interface ICompletion {
+  type: 'completion';
+  request_id: string;
+  text: string;
+  status: 'streaming' | 'done' | 'cancelled' | 'error' | 'skipped';
+  message: string;
+  model: string;
+}
+
+/** The agent's new source for a cell, shown as an inline diff until the user decides. */
+export interface IEditProposal {
+  type: 'edit_proposal';
+  request_id: string;
+  cell_id: string;
+  source: string;
+  model: string;
+}
+
+/** The side panel's turn runs: its live panel is the widget `model_id`. */
+export interface IChatStarted {
+  type: 'chat_started';
+  request_id: string;
+  session: string;
+  model_id: string;
+}
+
+/** The side panel's turn ended: its static rendering (output bundles) replaces the widget. */
+export interface IChatFinished {
+  type: 'chat_finished';
+  request_id: string;
+  session: string;
+  bundles: { [mime: string]: string }[];
+}
+
+/** A turn's notebook_edit awaits approval: review it in the cell (answer: `edit_decision`). */
+export interface IEditReview {
+  type: 'edit_review';
+  request_id: string;
+  cell_id: string;
+  op: 'replace' | 'delete';
+  before: string;
+  after: string;
+  tool: string;
+}
+
+/** That approval was decided elsewhere (the panel's bar, Stop): close the review. */
+export interface IEditReviewDone {
+  type: 'edit_review_done';
+  request_id: string;
+}
+
 export type KernelMessage =
   | IWelcome
+  | IEditReview
+  | IEditReviewDone
+  | IChatStarted
+  | IChatFinished
+  | ICompletion
+  | IEditProposal
   | INotebookRequest
   | IRunStarted
   | IRunFinished
@@ -175,7 +307,13 @@ export const KERNEL_TYPES: ReadonlySet<string> = new Set([
   'notebook_request',
   'sessions',
   'transcript',
-  'reply'
+  'reply',
+  'completion',
+  'edit_proposal',
+  'chat_started',
+  'chat_finished',
+  'edit_review',
+  'edit_review_done'
 ]);
 
 /**

@@ -30,7 +30,7 @@ export class SessionsView extends Widget {
     const header = document.createElement('div');
     header.className = 'jp-AgentSessions-header';
     const title = document.createElement('h2');
-    title.textContent = 'Agent sessions';
+    title.textContent = 'Agent Sessions';
     const refresh = document.createElement('button');
     refresh.className = 'jp-AgentSessions-refresh jp-Button jp-mod-minimal';
     refresh.title = 'Refresh';

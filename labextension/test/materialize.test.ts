@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   insertionAnchor,
   materializedCells,
-  METADATA_KEY
+  METADATA_KEY,
+  withoutMaterializeHint
 } from '../src/materialize';
 import { IMaterialize } from '../src/protocol';
 
@@ -46,5 +47,27 @@ describe('insertionAnchor', () => {
     expect(insertionAnchor(ids, 'elsewhere', 2)).toBe(2);
     expect(insertionAnchor(ids, null, 0)).toBe(0);
     expect(insertionAnchor(ids, 'elsewhere', null)).toBeNull();
+  });
+});
+
+describe('withoutMaterializeHint', () => {
+  const hint = 'Materialize 2 cells: run %agent materialize, or the command "Materialize the Agent\'s Code".';
+  const html = hint.replace(/"/g, '&quot;');
+
+  it('takes the hint out of every form of a saved answer', () => {
+    const data = {
+      'text/markdown': `**You:** hi\n\n*${hint}*\n\n*2 steps*`,
+      'text/html': `<div class="ja-static">\n<p><strong>You:</strong> hi</p>\n<p><em>${html}</em></p>\n<p><em>2 steps</em></p>\n</div>`,
+      'text/plain': `s\n**You:** hi *${hint}* *2 steps*`
+    };
+    expect(withoutMaterializeHint(data)).toEqual({
+      'text/markdown': '**You:** hi\n\n*2 steps*',
+      'text/html': '<div class="ja-static">\n<p><strong>You:</strong> hi</p>\n<p><em>2 steps</em></p>\n</div>',
+      'text/plain': 's\n**You:** hi *2 steps*'
+    });
+  });
+
+  it('leaves an output without the hint alone', () => {
+    expect(withoutMaterializeHint({ 'text/plain': 'Materialize 2 cells, said the user', 'image/png': 'iVBOR' })).toBeNull();
   });
 });

@@ -15,6 +15,7 @@ import {
   INotebookReply,
   KERNEL_TYPES,
   KernelMessage,
+  Notice,
   PROTOCOL_VERSION,
   Request,
   TARGET_NAME
@@ -71,17 +72,85 @@ const kernelSamples: KernelMessage[] = [
     action: 'edit',
     operation: { op: 'replace', cell_id: 'c2', source: 'x = 2', cell_type: 'code' },
     cell_id: null
+  },
+  {
+    type: 'completion',
+    request_id: 'r4',
+    text: 'revenue_q3.sum()',
+    status: 'streaming',
+    message: '',
+    model: 'openai/gpt-4.1-nano'
+  },
+  {
+    type: 'edit_proposal',
+    request_id: 'r5',
+    cell_id: 'c2',
+    source: 'df.plot(logy=True)',
+    model: 'demo'
+  },
+  { type: 'chat_started', request_id: 'r6', session: 'chat', model_id: 'abc' },
+  {
+    type: 'edit_review',
+    request_id: 'r7',
+    cell_id: 'c2',
+    op: 'replace',
+    before: 'df.plot()',
+    after: 'df.plot(logy=True)',
+    tool: 'notebook_edit'
+  },
+  { type: 'edit_review_done', request_id: 'r7' },
+  {
+    type: 'chat_finished',
+    request_id: 'r6',
+    session: 'chat',
+    bundles: [{ 'text/markdown': 'done', 'text/html': '<p>done</p>' }]
   }
 ];
 
-const frontendSamples: (IHello | Request | INotebookReply)[] = [
+const frontendSamples: (IHello | Request | Notice | INotebookReply)[] = [
   { type: 'hello', version: PROTOCOL_VERSION, client: 'jupyterlab 4.6' },
   { type: 'stop', request_id: 'r', session: null },
   { type: 'steer', request_id: 'r', text: 'faster' },
   { type: 'list_sessions', request_id: 'r' },
   { type: 'open_session', request_id: 'r', session: 'main' },
   { type: 'materialize_request', request_id: 'r' },
-  { type: 'notebook_reply', request_id: 'r', ok: true, message: '', cells: [], index: null }
+  { type: 'notebook_reply', request_id: 'r', ok: true, message: '', cells: [], index: null },
+  {
+    type: 'complete_request',
+    request_id: 'r',
+    prefix: 'df.',
+    suffix: '',
+    cells_above: ['import pandas as pd'],
+    cell_id: 'c3'
+  },
+  { type: 'complete_cancel', request_id: 'r' },
+  {
+    type: 'edit_cell',
+    request_id: 'r',
+    prompt: 'log scale',
+    cell_id: 'c2',
+    source: 'df.plot()',
+    cell_type: 'code',
+    generate: false,
+    index: null
+  },
+  { type: 'edit_cancel', request_id: 'r' },
+  { type: 'chat_request', request_id: 'r', prompt: 'What is df?', session: null },
+  {
+    type: 'edit_decision',
+    request_id: 'r',
+    cell_id: 'c2',
+    accepted: true,
+    before: 'df.plot()',
+    after: 'df.plot(logy=True)',
+    index: 2
+  },
+  {
+    type: 'notebook_moved',
+    request_id: 'notebook-moved-1',
+    path: 'Analysis.ipynb',
+    previous: 'Untitled.ipynb'
+  }
 ];
 
 function mappingKeys(definition: 'KernelMessage' | 'FrontendMessage') {

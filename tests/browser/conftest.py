@@ -10,18 +10,20 @@ import json
 import os
 import pathlib
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
+
+from jupyter_agent.testing.waiting import wait_until_serving
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))  # browser_helpers, for several modules
+from browser_helpers import free_port, stop_server  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
+PAGE_WAIT_MS = 60_000  # any single UI wait: a turn of the demo model takes a few seconds
 LAB_START_TIMEOUT = 90  # measured ~5 s on an idle 2-core machine; CI machines are busier
 CHROMIUM_ARGS = [
     "--headless",
@@ -69,12 +71,6 @@ def lab_server_command():
     return lab_command
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """A JupyterLab server whose root holds the quick-start notebook; yields its base URL."""
@@ -115,12 +111,7 @@ def lab(tmp_path_factory):
         _wait_until_up(url, process)
         yield url
     finally:
-        os.killpg(process.pid, signal.SIGTERM)  # the server and the kernels it started
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+        stop_server(process)
         log.close()
 
 
@@ -158,17 +149,7 @@ def _write_settings(folder: pathlib.Path) -> None:
 
 
 def _wait_until_up(url: str, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + LAB_START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"jupyter lab exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/api/status", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise TimeoutError(f"jupyter lab did not answer within {LAB_START_TIMEOUT} s")
+    wait_until_serving(f"{url}/api/status", process, LAB_START_TIMEOUT, "jupyter lab")
 
 
 def launch_chromium(playwright, profile: pathlib.Path, viewport: dict[str, int]):
@@ -184,6 +165,36 @@ def chromium_launcher():
 
 
 @pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """One Chromium for a module whose tests each open a page of their own (``page``)."""
+    from playwright.sync_api import sync_playwright
+
+    profile = tmp_path_factory.mktemp("chromium")
+    with sync_playwright() as playwright:
+        context = launch_chromium(playwright, profile, {"width": 1400, "height": 900})
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page of ``browser``; the test fails on any console error it logged."""
+    page = browser.new_page()
+    page.set_default_timeout(PAGE_WAIT_MS)
+    page.console_errors = []
+    failed = []  # names the resources behind "Failed to load resource" errors
+    page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
+    page.on("pageerror", lambda error: page.console_errors.append(str(error)))
+    page.on("response", lambda response: response.status >= 400 and failed.append(f"{response.status} {response.url}"))
+    yield page
+    errors = page.console_errors
+    page.close()
+    assert errors == [], f"browser console errors: {errors}; failed requests: {failed}"
+
+
+@pytest.fixture(scope="module")
 def browser_page(tmp_path_factory):
     from playwright.sync_api import sync_playwright
 
@@ -195,6 +206,9 @@ def browser_page(tmp_path_factory):
         page.console_errors = []
         page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
         page.on("pageerror", lambda error: page.console_errors.append(str(error)))
+        # A pause for the waiting helpers that lets Playwright deliver the page's events meanwhile
+        # (a plain sleep would hold them until the next call into the page).
+        page.pause_events = lambda seconds: page.wait_for_timeout(seconds * 1000)
         try:
             yield page
         finally:

@@ -17,6 +17,8 @@ import urllib.request
 
 import pytest
 
+from jupyter_agent.testing.waiting import assert_quiet_for_blocking
+
 pytestmark = pytest.mark.browser
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -137,11 +139,13 @@ def test_tool_cards_time_the_run_say_cancelled_align_out_and_name_the_demo_once(
     first = notebook.locator(".jp-Cell").nth(2)
     allow = first.get_by_role("button", name="Allow once")
     allow.wait_for(timeout=STEP_TIMEOUT)
-    page.wait_for_timeout(APPROVAL_WAIT_MS)  # the user reads the code; no tool runs meanwhile
-    allow.click()
     # The live panel, while the answer still streams (a finished turn becomes a static rendering).
     live = first.locator(".ja-panel")
     card = live.locator(".ja-tool", has_text="sales.describe()").first
+    # The user reads the code; the call waiting for it does not run meanwhile.
+    ran = card.get_by_text(re.compile(r"— done"))
+    assert_quiet_for_blocking(APPROVAL_WAIT_MS / 1000, ran.count, "the call running before it was allowed", every=0.1)
+    allow.click()
     card.get_by_text(re.compile(r"— done · [\d.]+ s")).wait_for(timeout=STEP_TIMEOUT)
     title = card.inner_text()
     took = re.search(r"— done · ([\d.]+) s", title)
@@ -198,5 +202,8 @@ def test_closing_a_session_transcript_tab_logs_no_error(lab, browser_page):
     errors_before = list(page.console_errors)
     page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="Agent: review").locator(".lm-TabBar-tabCloseIcon").click()
     transcript.wait_for(state="detached", timeout=STEP_TIMEOUT)
-    page.wait_for_timeout(500)  # console messages arrive asynchronously; the error is logged on close
+    # Console messages arrive asynchronously (Playwright delivers them while the page is waited on).
+    assert_quiet_for_blocking(
+        0.5, lambda: page.console_errors != errors_before, "an error logged on close", pause=page.pause_events, every=0.05
+    )
     assert page.console_errors == errors_before, page.console_errors

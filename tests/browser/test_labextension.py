@@ -11,13 +11,13 @@ import json
 import os
 import pathlib
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 
 import pytest
+from browser_helpers import free_port, write_notebook
+
+from jupyter_agent.testing.waiting import wait_until_blocking, wait_until_serving
 
 pytestmark = pytest.mark.browser
 
@@ -25,26 +25,6 @@ ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts"
 SERVER_START = 90  # JupyterLab answers in ~5 s here; a loaded CI machine is slower
 WAIT_MS = 60_000  # any single UI wait: a turn of the demo model takes a few seconds
 EXTENSION = "jupyter-agent-labextension"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def write_notebook(path: pathlib.Path, sources: list[str]) -> None:
-    cells = [
-        {"cell_type": "code", "execution_count": None, "id": f"cell-{i}", "metadata": {}, "outputs": [], "source": source}
-        for i, source in enumerate(sources)
-    ]
-    notebook = {
-        "cells": cells,
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    path.write_text(json.dumps(notebook))
 
 
 @pytest.fixture(scope="module")
@@ -72,15 +52,10 @@ def lab(tmp_path_factory, checkout_extension_args, lab_server_command):
     server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + SERVER_START
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/api/status", timeout=2)
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("JupyterLab did not start:\n" + (root / "server.log").read_text()[-3000:]) from None
-                time.sleep(0.25)
+        try:
+            wait_until_serving(f"{url}/api/status", server, SERVER_START, "JupyterLab")
+        except RuntimeError as error:
+            raise RuntimeError(f"{error}:\n" + (root / "server.log").read_text()[-3000:]) from None
         yield url, root
     finally:
         server.terminate()
@@ -90,34 +65,6 @@ def lab(tmp_path_factory, checkout_extension_args, lab_server_command):
             server.kill()
             server.wait(timeout=10)
         log.close()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory, chromium_launcher):
-    from playwright.sync_api import sync_playwright
-
-    profile = tmp_path_factory.mktemp("chromium")
-    with sync_playwright() as playwright:
-        context = chromium_launcher(playwright, profile, {"width": 1400, "height": 900})
-        try:
-            yield context
-        finally:
-            context.close()
-
-
-@pytest.fixture
-def page(browser):
-    page = browser.new_page()
-    page.set_default_timeout(WAIT_MS)
-    page.console_errors = []
-    failed = []  # names the resources behind "Failed to load resource" errors
-    page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
-    page.on("pageerror", lambda error: page.console_errors.append(str(error)))
-    page.on("response", lambda response: response.status >= 400 and failed.append(f"{response.status} {response.url}"))
-    yield page
-    errors = page.console_errors
-    page.close()
-    assert errors == [], f"browser console errors: {errors}; failed requests: {failed}"
 
 
 def open_notebook(page, lab, name: str, sources: list[str]):
@@ -145,12 +92,12 @@ def screenshot(page, name: str) -> None:
 def saved_cells(page, lab, name: str, count: int) -> list[dict]:
     page.keyboard.press("Control+s")
     path = lab[1] / name
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while True:
+
+    def saved() -> list[dict] | None:
         cells = json.loads(path.read_text())["cells"]
-        if len(cells) >= count or time.monotonic() > deadline:
-            return cells
-        time.sleep(0.2)
+        return cells if len(cells) >= count else None
+
+    return wait_until_blocking(saved, WAIT_MS / 1000, f"{count} cells saved in {name}", every=0.2)
 
 
 def test_the_extension_is_installed_and_enabled(page, lab):
@@ -174,6 +121,8 @@ def test_materialize_inserts_the_code_below_the_agent_cell_with_provenance(page,
     run_cells(page, notebook, 2)
     notebook.locator(".ja-static.ja-state-done").wait_for()
     page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    agent_cell = notebook.locator(".jp-Cell").nth(1)
+    agent_cell.get_by_text("Materialize 1 cell: run %agent materialize").wait_for()  # how to get the code
 
     page.keyboard.press("Control+Shift+c")
     palette = page.locator(".lm-CommandPalette input")
@@ -181,10 +130,14 @@ def test_materialize_inserts_the_code_below_the_agent_cell_with_provenance(page,
     page.keyboard.press("Enter")
     notebook.locator(".jp-Cell").nth(3).wait_for()
     screenshot(page, "materialize")
+    # Materialized: the hint is gone from the answer, which keeps the rest.
+    agent_cell.get_by_text("Materialize 1 cell").wait_for(state="detached")
+    assert agent_cell.locator(".ja-static.ja-state-done").count() == 1
 
     cells = saved_cells(page, lab, "materialize.ipynb", 4)
     sources_after = ["".join(cell["source"]) for cell in cells]
     assert sources_after[:2] == sources[:2] and sources_after[3] == "print('after')", sources_after
+    assert "Materialize 1 cell" not in json.dumps(cells[1]["outputs"]) and "ja-static" in json.dumps(cells[1]["outputs"])
     inserted = cells[2]
     assert inserted["cell_type"] == "code"
     assert inserted["metadata"]["jupyter_agent"] == {"session": "main", "step": 2, "model": "offline-demo"}
@@ -216,11 +169,13 @@ def test_a_saved_answer_survives_the_kernel_and_converts_to_markdown(page, lab):
     run_cells(page, notebook, 2)
     notebook.locator(".ja-static.ja-state-done").wait_for()
     assert notebook.locator(".ja-panel").count() == 0  # the live panel is gone with its widgets
-    cells = saved_cells(page, lab, "persist.ipynb", 2)
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while "ja-static" not in json.dumps(cells) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    saved_cells(page, lab, "persist.ipynb", 2)
+
+    def static_saved() -> list[dict] | None:
         cells = json.loads((root / "persist.ipynb").read_text())["cells"]
+        return cells if "ja-static" in json.dumps(cells) else None
+
+    cells = wait_until_blocking(static_saved, WAIT_MS / 1000, "the static answer saved", every=0.2)
     outputs = cells[1]["outputs"]
     assert outputs and not any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
 
@@ -228,6 +183,9 @@ def test_a_saved_answer_survives_the_kernel_and_converts_to_markdown(page, lab):
     page.goto(f"{url}/lab/tree/persist.ipynb?reset")
     reopened = page.locator(".jp-NotebookPanel:visible")
     reopened.locator(".ja-static", has_text=ANSWER).first.wait_for()
+    # JupyterLab renders the saved Markdown: the answer as paragraphs, each tool call a folded card.
+    assert reopened.locator(".ja-static p", has_text=ANSWER).count() >= 1
+    assert reopened.locator(".ja-static details summary").count() >= 1
     assert "model not found" not in reopened.inner_text()
     screenshot(page, "reopened")
 
@@ -239,6 +197,8 @@ def test_a_saved_answer_survives_the_kernel_and_converts_to_markdown(page, lab):
     )
     assert converted.returncode == 0, converted.stderr
     assert ANSWER in converted.stdout and "VBox(" not in converted.stdout
+    # Markdown, not the HTML a viewer renders from it (nbconvert takes text/html first when there is one).
+    assert "<p>" not in converted.stdout and converted.stdout.count("<div") == 1
 
 
 def test_the_sessions_view_lists_the_session_and_opens_its_transcript(page, lab):
@@ -300,7 +260,9 @@ register_model('nbtools', m, m.model('nbtools'))
 
 REPORT = (
     "import json\n_t = get_ipython().find_line_magic('agent').__self__.sessions.get('nbtools').turns[-1]\n"
-    "print(json.dumps([m.content[0].text for m in _t.result.messages if m.role == 'tool_result']))"
+    # every text block of each result, as the model reads it (a notebook_run's status and its cell's outputs)
+    "print(json.dumps(['\\n'.join(b.text for b in m.content if b.type == 'text')\n"
+    "    for m in _t.result.messages if m.role == 'tool_result']))"
 )
 
 
@@ -351,12 +313,12 @@ def test_notebook_tools_read_edit_run_and_undo_in_the_live_document(page, lab):
 
     run_cell_holding(page, notebook, "%agent undo")
     page.get_by_text("Reverting the notebook edits of step").first.wait_for()
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while time.monotonic() < deadline:
-        restored = cell_sources(page)
-        if restored[2] == "x = 2" and "print('inserted')" not in restored and "# to delete" in restored:
-            break
-        time.sleep(0.2)
+
+    def undone() -> list[str] | None:
+        sources = cell_sources(page)
+        return sources if sources[2] == "x = 2" and "print('inserted')" not in sources and "# to delete" in sources else None
+
+    restored = wait_until_blocking(undone, WAIT_MS / 1000, "the notebook edits undone", every=0.2)
     assert restored[2] == "x = 2" and "print('inserted')" not in restored and restored[4] == "# to delete", restored
 
 
@@ -372,3 +334,57 @@ def open_notebook_report(page, notebook) -> list[str]:
     output = run_cell_holding(page, notebook, "print(json.dumps").locator(".jp-OutputArea-output")
     output.wait_for()
     return json.loads(output.inner_text())
+
+
+# -- agent sessions follow a renamed notebook ------------------------------------------------
+
+WAIT_S = 60
+
+
+def test_renaming_the_notebook_moves_its_sessions(page, lab):
+    url, root = lab
+    notebook = open_notebook(page, lab, "Untitled.ipynb", ["%load_ext jupyter_agent", "%%agent -p yolo\nWhat is in my kernel?"])
+    run_cells(page, notebook, 2)
+    notebook.locator(".ja-static.ja-state-done").wait_for()
+    assert (root / "Untitled.agent" / "main.jsonl").is_file()
+    page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Rename Notebook").first.click()
+    field = page.locator(".jp-Dialog input")
+    field.fill("Analysis.ipynb")
+    page.keyboard.press("Enter")
+    wait_until_blocking(
+        lambda: (root / "Analysis.agent" / "main.jsonl").is_file(), WAIT_S, "the sessions to follow the notebook", every=0.2
+    )
+    assert not (root / "Untitled.agent").exists()
+    # The kernel now writes there: the next turn continues the moved session.
+    page.locator(".jp-Cell .cm-content").nth(1).click()
+    page.keyboard.press("Control+Enter")
+    wait_until_blocking(
+        lambda: (root / "Analysis.agent" / "main.jsonl").read_text().count('"kind":"request"') == 2,
+        WAIT_S,
+        "the second turn",
+        every=0.2,
+    )
+    page.locator(".ja-static.ja-state-done").last.wait_for()
+    turns = [line for line in (root / "Analysis.agent" / "main.jsonl").read_text().splitlines() if '"kind":"request"' in line]
+    assert len(turns) == 2 and not (root / "Untitled.agent").exists()
+    assert json.loads(turns[-1])["cell"]["cell_id"] == "cell-1"
+
+
+def test_the_serve_token_is_only_in_the_live_panel_even_after_a_save_and_a_reload(page, lab):
+    url, root = lab
+    notebook = open_notebook(page, lab, "serving.ipynb", ["%load_ext jupyter_agent", "%agent serve"])
+    run_cells(page, notebook, 2)
+    copy = notebook.locator(".ja-live-only button.ja-copy").first
+    copy.wait_for()
+    token = copy.get_attribute("data-copy")
+    assert token and len(token) > 20 and token in notebook.locator(".ja-live-only").inner_text()
+    page.keyboard.press("Control+s")
+    wait_until_blocking(
+        lambda: "<token: in the live panel below>" in (root / "serving.ipynb").read_text(), WAIT_S, "the save", every=0.2
+    )
+    assert token not in (root / "serving.ipynb").read_text()
+    page.reload()
+    page.locator(".ja-live-only button.ja-copy").first.wait_for()  # the running server's token, shown again
+    assert token in page.locator(".ja-live-only").first.inner_text()
+    assert token not in (root / "serving.ipynb").read_text()

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import pathlib
 import re
-import time
 
 import pytest
+
+from jupyter_agent.testing.waiting import wait_until_blocking
 
 pytestmark = pytest.mark.browser
 
@@ -42,15 +43,16 @@ def run_cells(page, first, last):
 
     for index in range(first, last + 1):
         target = cell(page, index)
-        for attempt in range(3):  # JupyterLab may re-render cells right after the notebook opens
+
+        def clicked(target=target) -> bool:
             try:
                 target.scroll_into_view_if_needed(timeout=STEP_TIMEOUT)
                 target.locator(".jp-InputPrompt").click()  # command mode on that cell, focus off any widget
-                break
-            except Error:
-                if attempt == 2:
-                    raise
-                page.wait_for_timeout(500)
+                return True
+            except Error:  # JupyterLab may re-render cells right after the notebook opens
+                return False
+
+        wait_until_blocking(clicked, STEP_TIMEOUT / 1000, f"cell {index} to take a click", every=0.5)
         page.keyboard.press("Shift+Enter")
         if "jp-CodeCell" in (target.get_attribute("class") or ""):
             target.locator(".jp-InputPrompt", has_text=STARTED).wait_for(timeout=STEP_TIMEOUT)
@@ -104,14 +106,13 @@ def test_quickstart_cell_by_cell(notebook):
 
     # The answer streams in: the panel's text grows over several samples before it is done.
     lengths = []
-    deadline = time.monotonic() + STEP_TIMEOUT / 1000
-    while time.monotonic() < deadline:
+
+    def sampled_to_the_end() -> bool:
         view = cell(page, 7).locator(VIEW).first
-        text = view.inner_text()
-        lengths.append(len(text))
-        if "ja-state-done" in (view.get_attribute("class") or ""):
-            break
-        page.wait_for_timeout(100)
+        lengths.append(len(view.inner_text()))
+        return "ja-state-done" in (view.get_attribute("class") or "")
+
+    wait_until_blocking(sampled_to_the_end, STEP_TIMEOUT / 1000, "the answer to finish", every=0.1)
     growth = sorted(set(lengths))
     assert len(growth) >= 4, f"the answer did not stream: {growth}"
     final = panel_text(page, 7)
@@ -136,4 +137,37 @@ def test_quickstart_cell_by_cell(notebook):
     cell(page, 13).get_by_text("focus on the north region").first.wait_for(timeout=STEP_TIMEOUT)
     page.screenshot(path=str(ARTIFACTS / "quickstart-4-end.png"), full_page=True)
 
+    assert page.console_errors == [], json.dumps(page.console_errors, indent=1)
+
+
+DEMO_LABEL = "# offline demo completion"
+
+
+def test_the_quickstarts_last_cell_shows_the_demos_labelled_completion(notebook):
+    """Its last section: typing ``sales.`` in the empty cell shows the demo's ghost text; Tab takes it."""
+    page = notebook
+    index = visible_notebook(page).locator(".jp-Cell").count() - 1
+    last = cell(page, index)  # by index: running the last cell adds an empty one below
+    last.scroll_into_view_if_needed(timeout=STEP_TIMEOUT)
+    assert last.locator(".cm-content").inner_text().strip() == ""  # shipped empty, for the reader to type in
+    run_cells(page, 0, 5)  # the extension and the data (the cell-by-cell test ran them too)
+    cell(page, 5).locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]")).wait_for(timeout=STEP_TIMEOUT)
+    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for(timeout=STEP_TIMEOUT)
+    last.locator(".cm-content").click()
+    page.keyboard.type("sales.")
+    ghost = visible_notebook(page).locator(".jp-GhostText", has_text=DEMO_LABEL)
+    ghost.wait_for(timeout=STEP_TIMEOUT)
+    shown = ghost.inner_text()
+    assert shown.startswith("month.describe()"), shown  # the frame's first column: it came from the kernel
+    page.screenshot(path=str(ARTIFACTS / "quickstart-5-completion.png"))
+    page.wait_for_function("() => !document.querySelector('.jp-GhostText-streamingIndicator')")
+    page.keyboard.press("Tab")
+    accepted = f"sales.month.describe()  {DEMO_LABEL}"
+    page.wait_for_function(
+        "text => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell')].pop()"
+        ".querySelector('.cm-content').innerText.includes(text)",
+        arg=accepted,
+    )
+    page.keyboard.press("Shift+Enter")  # the accepted line runs: the column's summary
+    last.locator(".jp-OutputArea-output", has_text="count").wait_for(timeout=STEP_TIMEOUT)
     assert page.console_errors == [], json.dumps(page.console_errors, indent=1)

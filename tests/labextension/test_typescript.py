@@ -1,7 +1,9 @@
 """The JupyterLab extension's TypeScript unit tests (``labextension/test``), run with the suite.
 
 They type-check the extension with its tests, then run vitest: pure logic (protocol parsing,
-materialized cells, ``%%agent`` detection) and the extension's side of the comm schema.
+materialized cells, ``%%agent`` detection), the extension's side of the comm schema, and the live
+panel's own JavaScript (``jupyter_agent/notebook/panel/``: loader and front end) in a happy-dom page
+against recorded operation streams, with its shipped minified files checked against their sources.
 """
 
 import os
@@ -29,3 +31,6 @@ def test_the_extensions_typescript_tests_pass():
         assert installed.returncode == 0, f"jlpm install failed:\n{installed.stdout[-4000:]}\n{installed.stderr[-4000:]}"
     done = jlpm("test", timeout=600)
     assert done.returncode == 0, f"jlpm test failed:\n{done.stdout[-6000:]}\n{done.stderr[-4000:]}"
+    # The panel's front end is tested here only: its files must not drop out of vitest's selection.
+    for name in ("panel.test.mjs", "panel_build.test.mjs", "panel_mount.test.ts"):
+        assert f"test/{name}" in done.stdout, f"vitest did not run test/{name}:\n{done.stdout[-3000:]}"

@@ -5,6 +5,7 @@ from pydantic import BaseModel
 
 from jupyter_agent import AgentLoopOptions, AgentTool, TextContent
 from jupyter_agent.testing.scripted import ScriptedModel
+from jupyter_agent.testing.waiting import assert_quiet_for
 
 
 class Recorder:
@@ -31,13 +32,17 @@ class Log:
 
 
 def make_tool(name="echo", log=None, body=None, read_only=True, delay=0.0):
-    """A tool that records start/end in ``log`` and echoes its argument."""
+    """A tool that records start/end in ``log`` and echoes its argument; with ``delay`` it works that
+    long, and no other tool may start in ``log`` meanwhile."""
 
     async def execute(args, signal):
         if log is not None:
             log.entries.append(("start", name, args.value))
         if delay:
-            await asyncio.sleep(delay)
+            started = log.entries[-1] if log is not None else None
+            await assert_quiet_for(
+                delay, lambda: log is not None and log.entries[-1] != started, f"another tool starting while {name} runs"
+            )
         if body is not None:
             result = body(args)
             if asyncio.iscoroutine(result):

@@ -4,6 +4,7 @@ import pytest
 
 from jupyter_agent import AbortController, RunCancelled
 from jupyter_agent.loop.abort import abortable
+from jupyter_agent.testing.waiting import assert_quiet_for, wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -49,7 +50,7 @@ async def test_abortable_interrupts_a_wait_and_cancels_the_work():
 
     async def forever():
         try:
-            await asyncio.sleep(60)
+            await asyncio.Event().wait()
         except asyncio.CancelledError:
             cancelled.set()
             raise
@@ -67,20 +68,23 @@ async def test_abortable_ignores_late_failure_of_abandoned_work():
     unhandled = []
     loop.set_exception_handler(lambda loop, context: unhandled.append(context))
 
+    ended = asyncio.Event()
+
     async def fails_on_cancel():
         try:
-            await asyncio.sleep(60)
+            await asyncio.Event().wait()
         finally:
+            ended.set()
             raise RuntimeError("late failure")
 
     loop.call_later(0.01, controller.abort)
     with pytest.raises(RunCancelled):
         await abortable(fails_on_cancel(), controller.signal)
-    await asyncio.sleep(0.02)
+    await wait_until(ended.is_set, what="the abandoned work to fail")
     import gc
 
     gc.collect()
-    await asyncio.sleep(0)
+    await assert_quiet_for(0.02, lambda: unhandled, "an unhandled late failure")
     assert unhandled == []
     loop.set_exception_handler(None)
 
@@ -88,7 +92,11 @@ async def test_abortable_ignores_late_failure_of_abandoned_work():
 async def test_abortable_raises_at_once_when_already_aborted():
     controller = AbortController()
     controller.abort()
-    coro = asyncio.sleep(0)
+
+    async def work():
+        return None
+
+    coro = work()
     with pytest.raises(RunCancelled):
         await abortable(coro, controller.signal)
     coro.close()

@@ -1,11 +1,11 @@
 """The loop's behaviour: turns, tools, stop reasons, budgets, events and history writes."""
 
-import asyncio
-
+import anyio.lowlevel
 import pytest
 
 from jupyter_agent import AgentLoopError, ImageContent, TextContent, UserMessage, run_agent_loop
 from jupyter_agent.loop.agent_loop import TRUNCATED
+from jupyter_agent.loop.types import ResponseTruncated
 from jupyter_agent.messages import AssistantMessage
 from jupyter_agent.model import AssistantMessageEventStream, DoneEvent, TextDeltaEvent
 from jupyter_agent.testing.scripted import call, failure, reply, tool_calls, truncated
@@ -133,8 +133,9 @@ async def test_failed_stop_reason_without_message_names_the_reason(scripted, opt
 async def test_length_pairs_every_call_with_an_error_result(scripted, options_for, make_tool, log):
     scripted.queue(truncated("cut", call("echo", {"value": 1}, id="a"), call("echo", {"value": 2}, id="b")))
     history = []
-    with pytest.raises(AgentLoopError, match=r"^Model response was truncated \(length\)$"):
+    with pytest.raises(ResponseTruncated, match=r"^Model response was truncated \(length\)$"):
         await run_agent_loop("go", history, options_for(scripted, tools=[make_tool("echo", log)]))
+    assert issubclass(ResponseTruncated, AgentLoopError)  # a failure of the loop, told apart by its kind
     assert log.entries == []
     assert [(m.tool_call_id, m.is_error) for m in history[2:]] == [("a", True), ("b", True)]
     assert "output token limit" in history[2].content[0].text
@@ -213,7 +214,7 @@ async def test_async_and_sync_listeners_both_work(scripted, options_for):
     seen = []
 
     async def async_listener(event):
-        await asyncio.sleep(0)
+        await anyio.lowlevel.checkpoint()  # it really suspends
         seen.append(event.type)
 
     scripted.queue(reply("a"), reply("b"))

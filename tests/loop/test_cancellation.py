@@ -77,7 +77,7 @@ async def test_cancellation_during_a_tool_pairs_the_rest_and_reaches_the_tool(sc
     signals = []
 
     async def slow(args):
-        await asyncio.sleep(30)
+        await asyncio.Event().wait()  # until cancelled
 
     tool = make_tool("slow", body=slow)
     original = tool.execute
@@ -121,7 +121,7 @@ async def test_task_cancellation_also_pairs_calls(scripted, options_for, make_to
 
     async def slow(args):
         started.set()
-        await asyncio.sleep(30)
+        await asyncio.Event().wait()  # until cancelled
 
     scripted.queue(tool_calls(call("slow", {"value": 1}, id="a")))
     history = []

@@ -71,3 +71,56 @@ async def test_never_started_after_abort():
     with pytest.raises(RunCancelled):
         await execute_tool(ToolCall(id="c", name="t", arguments={"count": 1}), {"t": tool(execute)}, controller.signal)
     assert started == []
+
+
+async def test_a_tool_that_raises_run_cancelled_was_stopped_while_running_not_failed():
+    """The notebook's python tool raises it when the user's Stop interrupts the code."""
+    from jupyter_agent.loop.abort import RunCancelled, was_cancelled, was_stopped_while_running
+
+    class NoArgs(BaseModel):
+        pass
+
+    async def stopped(args, signal):
+        raise RunCancelled("Stopped after 2.0 s: the user interrupted it.")
+
+    tool = AgentTool(name="python", description="", parameters=NoArgs, execute=stopped)
+    result = await execute_tool(ToolCall(id="c1", name="python", arguments={}), {"python": tool}, AbortController().signal)
+    assert result.is_error and result.content[0].text == "Stopped after 2.0 s: the user interrupted it."
+    assert was_cancelled(result.details) and was_stopped_while_running(result.details)
+
+
+async def test_a_huge_invalid_argument_is_echoed_in_part_only():
+    result = await run({"count": "y" * 5_000_000}, lambda args, signal: [TextContent(text="never")])
+    text = result.content[0].text
+    assert result.is_error and text.startswith('Validation failed for tool "t":\n  - count: Input should be a valid integer')
+    assert len(text) < 3_000
+    assert text.endswith("… (5000017 characters of arguments in all; only their start is shown)")
+
+
+async def test_a_tool_stopped_while_the_run_stops_too_keeps_its_own_result():
+    """Stop aborts the run and interrupts the code: the card keeps what the code printed, not "Run cancelled"."""
+    from jupyter_agent.loop.abort import RunCancelled, was_stopped_while_running
+
+    class NoArgs(BaseModel):
+        pass
+
+    controller = AbortController()
+
+    async def interrupted(args, signal):
+        controller.abort()
+        raise RunCancelled("Stopped after 1.0 s: the user interrupted it.\ntick 1")
+
+    tool = AgentTool(name="python", description="", parameters=NoArgs, execute=interrupted)
+    result = await execute_tool(ToolCall(id="c1", name="python", arguments={}), {"python": tool}, controller.signal)
+    assert result.content[0].text.endswith("tick 1") and was_stopped_while_running(result.details)
+
+
+async def test_an_exceptions_details_ride_on_its_error_result():
+    from jupyter_agent.tools.errors import ToolError
+
+    async def execute(args, signal):
+        raise ToolError("failed: [values withheld]", details={"privacy": {"policy": "schema"}})
+
+    result = await run({"count": 1}, execute)
+    assert result.is_error and result.content[0].text == "failed: [values withheld]"
+    assert result.details == {"privacy": {"policy": "schema"}}

@@ -26,7 +26,7 @@ class ForeignStream:
 
     async def __anext__(self):
         if self.hang_after is not None and not self.events:
-            await asyncio.sleep(60)
+            await asyncio.Event().wait()  # until cancelled
         if not self.events:
             raise StopAsyncIteration
         return self.events.pop(0)

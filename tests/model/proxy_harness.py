@@ -13,9 +13,9 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
+
+from jupyter_agent.testing.waiting import wait_until_blocking, wait_until_serving
 
 MASTER_KEY = "sk-proxy-master"
 ALIAS = "team-model"
@@ -77,18 +77,12 @@ class LiteLLMProxy:
         command += ["--host", "127.0.0.1", "--port", str(self.port), "--num_workers", "1"]
         with open(self.output, "wb") as output:
             self.process = subprocess.Popen(command, cwd=self.folder, env=self.env, stdout=output, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the LiteLLM proxy exited ({self.process.returncode}):\n{self.tail()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/health/liveliness", timeout=2) as response:
-                    if response.status == 200:
-                        return self
-            except OSError:
-                time.sleep(0.2)  # polling a server that is starting: the bound is the deadline
-        self.stop()
-        raise RuntimeError(f"the LiteLLM proxy did not answer within {START_TIMEOUT:.0f} s:\n{self.tail()}")
+        try:
+            wait_until_serving(f"{self.url}/health/liveliness", self.process, START_TIMEOUT, "the LiteLLM proxy")
+        except RuntimeError as error:
+            self.stop()
+            raise RuntimeError(f"{error}:\n{self.tail()}") from None
+        return self
 
     def tail(self, lines: int = 40) -> str:
         text = self.output.read_text(errors="replace") if self.output.exists() else ""
@@ -96,12 +90,12 @@ class LiteLLMProxy:
 
     def logged(self, count: int, timeout: float = 20.0) -> list[dict]:
         """The spend log once it has ``count`` lines (the proxy writes it after the response)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            lines = self.log.read_text().splitlines() if self.log.exists() else []
-            if len(lines) >= count or time.monotonic() > deadline:
-                return [json.loads(line) for line in lines]
-            time.sleep(0.05)
+
+        def lines() -> list[str]:
+            return self.log.read_text().splitlines() if self.log.exists() else []
+
+        wait_until_blocking(lambda: len(lines()) >= count, timeout, f"{count} lines in the spend log", every=0.05)
+        return [json.loads(line) for line in lines()]
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

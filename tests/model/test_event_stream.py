@@ -27,13 +27,18 @@ async def test_events_iterate_in_order_and_result_is_the_final_message():
 
 async def test_consumer_waits_for_pushes():
     stream = AssistantMessageEventStream()
+    consuming = asyncio.Event()
 
     async def produce():
-        await asyncio.sleep(0.01)
+        await consuming.wait()  # the consumer is waiting in the stream by now
         stream.push(ErrorEvent(reason="error", error=AssistantMessage(stop_reason="error", error_message="x")))
 
+    async def consume():
+        consuming.set()  # set in the step that then waits in the stream
+        return [event.type async for event in stream]
+
     task = asyncio.create_task(produce())
-    assert [event.type async for event in stream] == ["error"]
+    assert await consume() == ["error"]
     assert (await stream.result()).error_message == "x"
     await task
 
@@ -56,7 +61,7 @@ async def test_closing_cancels_the_producer():
         stream.push(StartEvent(partial=AssistantMessage()))
         started.set()
         try:
-            await asyncio.sleep(60)
+            await asyncio.Event().wait()
         except asyncio.CancelledError:
             cancelled.set()
             raise

@@ -10,6 +10,7 @@ from jupyter_agent.model.idle_timeout import (
     idle_timeout_seconds,
     no_data_message,
 )
+from jupyter_agent.testing.waiting import assert_quiet_for, wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -19,7 +20,7 @@ async def test_touching_keeps_the_block_alive_and_silence_ends_it():
     with pytest.raises(TimeoutError):
         async with IdleTimeout(0.2) as idle:
             while touches < 8:  # 0.4 s in all, twice the bound: touching keeps it alive
-                await asyncio.sleep(0.05)
+                await assert_quiet_for(0.05, lambda: idle.expired, "the timeout between touches")
                 idle.touch()
                 touches += 1
             await asyncio.Event().wait()  # silence
@@ -33,12 +34,15 @@ async def test_a_block_that_ends_in_time_is_not_expired_and_leaves_no_timer():
 
 
 async def test_an_outer_cancellation_is_not_a_timeout():
+    inside = asyncio.Event()
+
     async def body():
         async with IdleTimeout(5):
+            inside.set()
             await asyncio.Event().wait()
 
     task = asyncio.ensure_future(body())
-    await asyncio.sleep(0)
+    await wait_until(inside.is_set, what="the block to be entered")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

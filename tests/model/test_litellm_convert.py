@@ -185,3 +185,16 @@ def test_a_custom_openai_endpoint_without_any_key_gets_a_placeholder(monkeypatch
 )
 def test_the_litellm_model_name(model, name):
     assert build_request(model, Context())["model"] == name
+
+
+def test_a_growing_history_converts_as_a_fresh_one_does_and_held_images_wait_for_the_next_message():
+    call = ToolCall(id="call_1", name="screenshot")
+    history = [UserMessage(content="look"), AssistantMessage(content=[call])]
+    shot = ToolResultMessage(tool_call_id="call_1", tool_name="screenshot", content=[TextContent(text="ok"), IMAGE])
+    for message in [shot, UserMessage(content="and now?"), AssistantMessage(content=[TextContent(text="fine")])]:
+        history.append(message)
+        grown = messages(*history, system="S")
+        assert grown == messages(*(m.model_copy(deep=True) for m in history), system="S")
+    # The image followed its result as a user message once, before the next prompt.
+    assert [m["role"] for m in grown] == ["system", "user", "assistant", "tool", "user", "user", "assistant"]
+    assert grown[4]["content"][1] == IMAGE_PART

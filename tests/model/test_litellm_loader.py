@@ -17,6 +17,7 @@ from jupyter_agent.testing.waiting import wait_until
 FRESH_PROCESS = textwrap.dedent("""
     import asyncio, json, os, sys, threading, time
     os.environ.pop("LITELLM_LOCAL_MODEL_COST_MAP", None)
+    os.environ.pop("MAX_BASE64_LENGTH_FOR_LOGGING", None)
     import jupyter_agent
     from jupyter_agent.model.litellm_loader import preload_litellm
     jupyter_agent.litellm_stream, jupyter_agent.get_model  # resolve the lazy names
@@ -44,6 +45,10 @@ FRESH_PROCESS = textwrap.dedent("""
         report["ticks"], report["max_gap"] = len(gaps), max(gaps)
         report["suppressed"] = module.suppress_debug_info
         report["cost_map_env"] = os.environ.get("LITELLM_LOCAL_MODEL_COST_MAP")
+        # A response's success logging keeps the request's messages as they are: no copy of a long session.
+        from litellm.litellm_core_utils.logging_utils import truncate_base64_in_messages_async
+        messages = [{"role": "user", "content": "x" * 300_000}, {"role": "user", "content": "data:image/png;base64," + "A" * 999}]
+        report["log_copy"] = (await truncate_base64_in_messages_async(messages)) is not messages
 
     asyncio.run(main())
     print(json.dumps(report))
@@ -56,7 +61,7 @@ def test_the_package_imports_no_litellm_and_the_preload_leaves_the_loop_running(
     report = json.loads(output.stdout)
     assert report["imported_by_package"] is False
     assert report["preload_threads"] == 1
-    assert report["suppressed"] is True and report["cost_map_env"] == "True"
+    assert report["suppressed"] is True and report["cost_map_env"] == "True" and report["log_copy"] is False
     # The import takes seconds; the loop kept ticking every ~10 ms meanwhile instead of freezing.
     assert report["wait"] > 0.5
     assert report["ticks"] >= 10 and report["max_gap"] < report["wait"] / 2

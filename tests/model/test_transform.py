@@ -188,3 +188,33 @@ def test_ids_normalized_to_the_same_text_stay_distinct():
     out = transform_messages(history, OTHER)
     assert pairing_errors(out) == []
     assert [m.tool_call_id for m in out[2:]] == ["a_b", "a_b_2"]
+
+
+def test_a_growing_history_gives_what_a_fresh_pass_gives():
+    call = ToolCall(id="call_0", name="python")
+    history = [UserMessage(content="q"), assistant(TextContent(text="a"), call)]
+    fresh = lambda: transform_with_origins([message.model_copy(deep=True) for message in history], SOURCE)  # noqa: E731
+    steps = [
+        ToolResultMessage(tool_call_id="call_0", tool_name="python"),
+        assistant(ToolCall(id="call_0", name="python")),  # a repeated id: renamed, and its result follows
+        UserMessage(content="steer"),  # answers the open call with a repair, inside the history
+        assistant(ToolCall(id="call_9", name="python")),
+    ]
+    for message in steps:
+        # The open calls at the end are repaired in this request only; the next message may answer them.
+        assert _shape(transform_with_origins(history, SOURCE)) == _shape(fresh())
+        history.append(message)
+    ended = transform_with_origins(history, OTHER)
+    assert _shape(ended) == _shape(transform_with_origins([m.model_copy(deep=True) for m in history], OTHER))
+    assert ended[-1][0].content[0].text == NO_RESULT_PROVIDED
+    history.append(ToolResultMessage(tool_call_id="call_9", tool_name="python", content=[TextContent(text="done")]))
+    assert transform_with_origins(history, OTHER)[-1][0].content[0].text == "done"
+    assert [m.tool_calls[0].id for m, _ in transform_with_origins(history, OTHER) if m.role == "assistant"] == [
+        "call_0",
+        "call_0_2",
+        "call_9",
+    ]
+
+
+def _shape(pairs):
+    return [(message.model_dump(exclude={"timestamp"}), source) for message, source in pairs]

@@ -3,6 +3,7 @@ import asyncio
 import pytest
 
 from jupyter_agent.model.waiters import Waiters
+from jupyter_agent.testing.waiting import wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -16,7 +17,7 @@ async def test_wake_releases_exactly_the_current_waiters():
         released.append(name)
 
     tasks = [asyncio.create_task(park(n)) for n in "ab"]
-    await asyncio.sleep(0)
+    await wait_until(lambda: waiters, what="the waiters to park")
     assert waiters
     waiters.wake()
     await asyncio.wait_for(asyncio.gather(*tasks), 1)
@@ -26,7 +27,7 @@ async def test_wake_releases_exactly_the_current_waiters():
 async def test_a_cancelled_waiter_leaves_no_trace():
     waiters = Waiters()
     task = asyncio.create_task(waiters.wait())
-    await asyncio.sleep(0)
+    await wait_until(lambda: waiters, what="the waiter to park")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

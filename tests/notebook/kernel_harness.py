@@ -4,6 +4,11 @@ nbclient cannot test the background-run design (it only keeps messages whose par
 executing right now), so tests talk to the kernel directly: execute code, drain iopub keeping
 every message with its parent header, follow widget models by comm id, and send button clicks
 and text edits as shell ``comm_msg``s, exactly as JupyterLab does.
+
+The agent's panels are shown by their real front end, in a page of their own (``panel_page``):
+every message of a panel widget goes to the page as it arrives, the page's hello and the user's
+clicks and typing come back from it, and each node of a panel is a ``Widget`` (comm id
+``<panel comm>#<node id>``) whose state is what the page's DOM shows.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from jupyter_client import KernelManager
-from panel_mirror import PanelMirror, is_panel, node_address
+from panel_page import Answer, PanelPage, is_panel, node_address
+
+from jupyter_agent.testing.waiting import assert_quiet_for_blocking, wait_until_blocking
 
 START_TIMEOUT = 60  # a cold kernel starts in ~1 s; a loaded CI machine can be much slower
 REPLY_TIMEOUT = 30  # no test cell takes longer; the agent runs in the background
@@ -64,6 +71,17 @@ class Reply:
 
 
 @dataclass
+class PanelFeed:
+    """What the page was sent for one panel widget."""
+
+    comm_id: str
+    parent: str  # the msg id of the cell that opened it
+    version: str | None = None  # the front end it brought the page, if it did
+    runtime_bytes: int = 0  # that front end and its stylesheet
+    last_text: str = ""  # the whole values of the nodes the last message changed
+
+
+@dataclass
 class Widget:
     comm_id: str
     state: dict = field(default_factory=dict)
@@ -83,14 +101,15 @@ class KernelHarness:
         self.kc = None
         self.messages: list[dict] = []  # every iopub message, in arrival order
         self.widgets: dict[str, Widget] = {}
-        self.panels: dict[str, PanelMirror] = {}  # panel widgets by comm id (see panel_mirror)
-        self.page_version: str | None = None  # the panel front end this "page" has loaded
+        self.panels: dict[str, PanelFeed] = {}  # panel widgets by comm id
+        self.page: PanelPage | None = None  # where the panels are shown (one page, as one browser tab), from start()
         self.front_end_subshell: str | None = None
         self.hellos: dict[str, str] = {}  # msg id of each hello sent -> its panel's comm id (replies belong to the panel)
 
     # -- lifecycle ------------------------------------------------------------------------
 
     def start(self) -> "KernelHarness":
+        self.page = PanelPage()  # its Node process boots while the kernel starts
         self.km = KernelManager(kernel_name="python3")
         self.km.start_kernel(env=self.env, cwd=self.cwd)
         self._connect()
@@ -102,16 +121,26 @@ class KernelHarness:
         self.kc.wait_for_ready(timeout=START_TIMEOUT)
         self.drain(0.2)
 
-    def restart(self) -> None:
+    def restart(self, env: dict[str, str] | None = None) -> None:
+        """The kernel restarted (``env``: variables changed for the new process, as a server
+        changes ``JPY_SESSION_NAME`` when the notebook was renamed)."""
         self.kc.stop_channels()
-        self.km.restart_kernel(now=True)
+        if env:
+            self.env = {**self.env, **env}
+        self.km.restart_kernel(now=True, **({"env": self.env} if env else {}))
         self.messages.clear()
         self.widgets.clear()
+        if self.page is not None:  # the page stays (and keeps its front end); the old panels go
+            for comm_id in self.panels:
+                self.page.close(comm_id)
         self.panels.clear()
         self.front_end_subshell = None
         self._connect()
 
     def shutdown(self) -> None:
+        if self.page is not None:
+            self.page.drop()
+            self.page = None
         if self.kc is not None:
             self.kc.stop_channels()
         if self.km is not None and self.km.has_kernel:
@@ -125,8 +154,21 @@ class KernelHarness:
 
     # -- execution ------------------------------------------------------------------------
 
-    def send(self, code: str) -> str:
-        return self.kc.execute(code, store_history=True, allow_stdin=False)
+    def send(self, code: str, cell_id: str | None = None) -> str:
+        """Executes ``code``; with ``cell_id`` as JupyterLab sends a cell (``metadata.cellId``)."""
+        if cell_id is None:
+            return self.kc.execute(code, store_history=True, allow_stdin=False)
+        content = {
+            "code": code,
+            "silent": False,
+            "store_history": True,
+            "user_expressions": {},
+            "allow_stdin": False,
+            "stop_on_error": True,
+        }
+        msg = self.kc.session.msg("execute_request", content, metadata={"cellId": cell_id})
+        self.kc.shell_channel.send(msg)
+        return msg["header"]["msg_id"]
 
     def wait_reply(self, msg_id: str, timeout: float = REPLY_TIMEOUT) -> Reply:
         started = time.monotonic()
@@ -193,14 +235,12 @@ class KernelHarness:
             count += 1
 
     def wait_for(self, predicate: Callable[[], Any], timeout: float = REPLY_TIMEOUT, what: str = "condition") -> Any:
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() >= deadline:
-                raise KernelTimeout(f"timed out after {timeout} s waiting for {what}")
-            self.drain(0.05)
+        """``predicate()``'s value once it is true, reading iopub meanwhile; ``AssertionError`` after ``timeout``."""
+        return wait_until_blocking(predicate, timeout, what, pause=self.drain, every=0.05)
+
+    def assert_quiet_for(self, seconds: float, happened: Callable[[], Any], what: str = "something") -> None:
+        """Reads iopub for ``seconds``, failing as soon as ``happened()`` is true (see ``testing.waiting``)."""
+        assert_quiet_for_blocking(seconds, happened, what, pause=self.drain, every=0.05)
 
     def _record(self, msg: dict) -> None:
         self.messages.append(msg)
@@ -217,34 +257,51 @@ class KernelHarness:
             data = content.get("data", {})
             panel = self.panels.get(content["comm_id"])
             if panel is not None and data.get("method") == "custom":
-                panel.receive(data.get("content"), msg.get("buffers") or [])
-                self.page_version = panel.version or self.page_version
+                self._show(panel, data.get("content"), msg.get("buffers") or [])
                 widget.custom.append(panel.last_text)  # what the message said, inflated
             elif data.get("method") == "update":
                 widget.state.update(data.get("state", {}))
             elif data.get("method") == "custom":
                 widget.custom.append(data.get("content"))
             widget.parent_ids.append(parent)
+        elif kind == "comm_close" and content["comm_id"] in self.panels and self.page is not None:
+            self.page.close(content["comm_id"])  # as anywidget does when a model goes: the view is removed
 
     def _open_panel(self, comm_id: str, parent: str) -> None:
-        """Say hello as a page's loader does when the panel's model opens."""
+        """The panel's model opens in the page: its loader says hello."""
+        self.panels[comm_id] = PanelFeed(comm_id, parent)
+        self._from_page(self.page.open(comm_id, self.widgets[comm_id].state))
 
-        def node(node_comm: str) -> Widget:
+    def _show(self, panel: PanelFeed, content: Any, buffers: list) -> None:
+        """One message of a panel widget, shown by the page; its nodes' states as the DOM has them."""
+        if isinstance(content, dict) and content.get("rt"):
+            panel.version = content["rt"]
+            panel.runtime_bytes = sum(len(bytes(buffer)) for buffer in buffers[1:])
+        answer = self.page.message(panel.comm_id, content, buffers)
+        panel.last_text = ""
+        for node_id, state in answer.nodes.items():
+            node_comm = f"{panel.comm_id}#{node_id}"
             widget = self.widgets.get(node_comm)
             if widget is None:
-                widget = self.widgets[node_comm] = Widget(node_comm, parent_ids=[parent])
-            return widget
+                widget = self.widgets[node_comm] = Widget(node_comm, parent_ids=[panel.parent])
+            widget.state.update(state)
+            if isinstance(state.get("value"), str):
+                panel.last_text += state["value"] + "\n"
+        self._from_page(answer)
 
-        self.panels[comm_id] = PanelMirror(comm_id, parent, node)
-        hello = self.kc.session.msg(
-            "comm_msg", {"comm_id": comm_id, "data": {"method": "custom", "content": ["hello", self.page_version, True]}}
-        )
-        # On a subshell, as JupyterLab sends widget messages: agent-run code may block the main shell.
-        if self.front_end_subshell is None:
-            self.front_end_subshell = self.create_subshell()
-        hello["header"]["subshell_id"] = self.front_end_subshell
-        self.hellos[hello["header"]["msg_id"]] = comm_id
-        self.kc.shell_channel.send(hello)
+    def _from_page(self, answer: Answer, subshell_id: str | None = None) -> None:
+        """Sends the kernel what the page sent: hellos, clicks, typed text (each on its panel's comm)."""
+        for comm_id, content in answer.sent:
+            msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": {"method": "custom", "content": content}})
+            if isinstance(content, list) and content[:1] == ["hello"]:
+                # On a subshell, as JupyterLab sends widget messages: agent-run code may block the main shell.
+                if self.front_end_subshell is None:
+                    self.front_end_subshell = self.create_subshell()
+                msg["header"]["subshell_id"] = self.front_end_subshell
+                self.hellos[msg["header"]["msg_id"]] = comm_id
+            elif subshell_id is not None:
+                msg["header"]["subshell_id"] = subshell_id
+            self.kc.shell_channel.send(msg)
 
     def of(self, msg_id: str) -> list[dict]:
         return [m for m in self.messages if m["parent_header"].get("msg_id") == msg_id]
@@ -309,8 +366,8 @@ class KernelHarness:
 
     # -- agent turns (needs AGENT_TEST_SETUP) --------------------------------------------------
 
-    def agent_cell(self, options: str, prompt: str) -> tuple[str, Reply]:
-        msg_id = self.send(f"%%agent {options}\n{prompt}")
+    def agent_cell(self, options: str, prompt: str, cell_id: str | None = None) -> tuple[str, Reply]:
+        msg_id = self.send(f"%%agent {options}\n{prompt}", cell_id)
         return msg_id, self.wait_reply(msg_id)
 
     def wait_turn(self, session: str, timeout: float = REPLY_TIMEOUT) -> None:
@@ -347,8 +404,11 @@ class KernelHarness:
     def click(self, comm_id: str, subshell_id: str | None = None) -> None:
         """A button click; with ``subshell_id`` sent to that subshell, as JupyterLab 4.6 sends widget messages."""
         address = node_address(comm_id)
-        if address is not None:  # a button of a panel: its front end sends the click on the panel's comm
-            self._comm_msg(address[0], {"method": "custom", "content": ["click", address[1]]}, subshell_id)
+        if address is not None:  # a button of a panel: clicked in the page, whose front end sends it
+            answer = self.page.click(*address)
+            if not answer.sent:
+                raise AssertionError(f"clicking {comm_id} sent nothing: {self.widgets[comm_id].state}")
+            self._from_page(answer, subshell_id)
             return
         self._comm_msg(comm_id, {"method": "custom", "content": {"event": "click"}}, subshell_id)
 
@@ -369,10 +429,13 @@ class KernelHarness:
     def set_state(self, comm_id: str, **state: Any) -> None:
         """A user edit, as the frontend syncs it (e.g. typing into a Text widget)."""
         address = node_address(comm_id)
-        if address is not None:  # a panel's text box: its front end sends what was typed
-            self._comm_msg(address[0], {"method": "custom", "content": ["value", address[1], state["value"]]})
-        else:
-            self._comm_msg(comm_id, {"method": "update", "state": state, "buffer_paths": []})
+        if address is not None:  # a panel's text box: typed into in the page, whose front end sends it
+            answer = self.page.type(*address, state["value"])
+            self._from_page(answer)
+            for node_id, node_state in answer.nodes.items():
+                self.widgets[f"{address[0]}#{node_id}"].state.update(node_state)
+            return
+        self._comm_msg(comm_id, {"method": "update", "state": state, "buffer_paths": []})
         self.widgets.setdefault(comm_id, Widget(comm_id)).state.update(state)
 
     def _comm_msg(self, comm_id: str, data: dict, subshell_id: str | None = None) -> None:

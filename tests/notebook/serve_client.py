@@ -7,13 +7,16 @@ its own event loop in a thread, and the test drives the kernel (clicks, cells) m
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 URL = re.compile(r"http://127\.0\.0\.1:(\d+)/mcp")
-TOKEN = re.compile(r"Bearer token: `?([A-Za-z0-9_-]{20,})`?")
+# The token where a user reads it: the serve cell's live panel (its "Bearer token" row, the copy
+# button's value); the saved output only says MASKED_TOKEN.
+LIVE_TOKEN = re.compile(r'<b>Bearer token</b> <button class="ja-copy" data-copy="([A-Za-z0-9_-]{20,})"')
 
 
 @dataclass
@@ -23,10 +26,20 @@ class Served:
     token: str
 
 
-def served_from(output: str) -> Served:
-    url, token = URL.search(output), TOKEN.search(output)
-    assert url and token, f"no URL or token in the serve cell's output:\n{output}"
-    return Served(url.group(0), int(url.group(1)), token.group(1))
+def served_from(kernel: Any, msg_id: str) -> Served:
+    """The server a ``%agent serve`` cell started: its URL from the cell's output, its token from the
+    cell's live panel (waited for: the panel's content arrives after the page's hello); the cell's
+    outputs as a frontend saves them must hold no token."""
+    from jupyter_agent.features.mcp_server.view import MASKED_TOKEN
+
+    output = kernel.outputs_of(msg_id)
+    url = URL.search(output)
+    assert url, f"no URL in the serve cell's output:\n{output}"
+    live = kernel.wait_for(lambda: LIVE_TOKEN.search(kernel.widget_text(msg_id)), what="the token in the serve cell's live panel")
+    token = live.group(1)
+    saved = json.dumps(kernel.cell_outputs(msg_id))
+    assert token not in saved and MASKED_TOKEN in saved, f"the saved output shows the token or no mask:\n{saved}"
+    return Served(url.group(0), int(url.group(1)), token)
 
 
 async def _session_call(url: str, token: str | None, action: Any, progress: list[str]) -> Any:

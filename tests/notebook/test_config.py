@@ -2,7 +2,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from jupyter_agent.notebook.config import AgentConfig, choose_permissions, default_workspace, secret_env_names
+from jupyter_agent.notebook.config import AgentConfig, default_workspace, secret_env_names
 
 
 def magics(**overrides):
@@ -73,18 +73,96 @@ def test_the_stream_timeout_is_configuration_or_none():
 
 def test_permissions_come_from_the_cell_then_config_then_environment():
     env = {"JUPYTER_AGENT_PERMISSIONS": "readonly"}
+
+    def chosen(option, traitlet, environment):
+        return AgentConfig.from_magics(magics(permissions=traitlet), environment).turn({"permissions": option}).permissions
+
     unset = AgentConfig.from_magics(magics(permissions=None), {})
-    configured = AgentConfig.from_magics(magics(permissions="ask"), {})
-    assert choose_permissions(None, unset, {}) is None  # the frontend decides (headless: deny)
-    assert choose_permissions(None, unset, env) == "readonly"
-    assert choose_permissions(None, unset, {"JUPYTER_AGENT_PERMISSIONS": " yolo "}) == "yolo"
-    assert choose_permissions(None, configured, env) == "ask"
-    assert choose_permissions("yolo", configured, env) == "yolo"
+    assert chosen(None, None, {}) == "ask"  # nothing chose: ask (a headless renderer, which cannot ask, denies)
+    assert chosen(None, None, env) == "readonly"
+    assert chosen(None, None, {"JUPYTER_AGENT_PERMISSIONS": " yolo "}) == "yolo"
+    assert chosen(None, "ask", env) == "ask"
+    assert chosen("yolo", "ask", env) == "yolo"
     with pytest.raises(ValueError) as error:
-        choose_permissions(None, unset, {"JUPYTER_AGENT_PERMISSIONS": "YOLO!"})
+        chosen(None, None, {"JUPYTER_AGENT_PERMISSIONS": "YOLO!"})
     assert str(error.value) == (
         "JUPYTER_AGENT_PERMISSIONS='YOLO!' is not a permission mode: "
         "use JUPYTER_AGENT_PERMISSIONS=yolo, readonly or ask (or unset it)"
     )
-    assert choose_permissions("ask", unset, {"JUPYTER_AGENT_PERMISSIONS": "bad"}) == "ask"  # not consulted
+    assert chosen("ask", None, {"JUPYTER_AGENT_PERMISSIONS": "bad"}) == "ask"  # not consulted
     assert "AgentMagics.permissions = None (not set: JUPYTER_AGENT_PERMISSIONS" in unset.describe()
+
+
+def test_every_setting_has_its_traitlet_options_and_variable_with_the_declared_default_and_help(ip):
+    """One declaration per setting (TurnSettings, KernelSettings): the traitlet, the options and
+    the variable are built from it, so none can drift from it."""
+    from IPython.core.magic_arguments import parse_argstring
+
+    from jupyter_agent.features.settings import DEFAULT, TurnSettings, declared
+    from jupyter_agent.notebook.config import KernelSettings
+    from jupyter_agent.notebook.magics import AgentMagics
+
+    magic = ip.find_cell_magic("agent")
+    help_text = magic.parser.format_help()
+    traits = AgentMagics.class_traits(config=True)
+    entries = declared(KernelSettings) + declared(TurnSettings)
+    assert {name for name in TurnSettings.model_fields} - {name for name, _info, _setting in entries} == {"data_ceiling"}
+    assert set(traits) == {name for name, _info, setting in entries if setting.traitlet}  # no traitlet of its own
+    flags = set()
+    for name, info, setting in entries:
+        default = info.get_default(call_default_factory=True)
+        if setting.traitlet:
+            trait = traits[name]
+            expected = default if setting.unset is DEFAULT else setting.unset
+            assert trait.default() == (list(expected) if isinstance(expected, tuple) else expected), name
+            assert trait.help == info.description and trait.help, name
+        else:
+            assert setting.options, f"{name} is set by nothing"
+        for item in setting.options:
+            flags.update(item.flags)
+            assert all(flag in help_text for flag in item.flags), item.flags
+            assert item.keywords.get("help") and item.keywords["help"] in " ".join(help_text.split()), item.flags
+        if setting.env is not None:
+            value = "readonly" if name == "permissions" else "from-the-variable"
+            unset = setting.unset if setting.unset is not DEFAULT else default
+            config = AgentConfig.from_magics(magics(**{name: unset}), {setting.env: value})
+            assert getattr(config, name) == value, name
+            assert getattr(AgentConfig.from_magics(magics(**{name: unset}), {}), name) == default, name
+    listed = {word.strip(",[]") for word in help_text.split() if word.startswith(("-", "[-"))}
+    assert {flag for flag in listed if flag.startswith("-")} - flags == {"-h", "--help"}
+    args = parse_argstring(magic, "-m demo --no-memory --no-delegate --no-wait --append -p yolo")
+    assert (args.model, args.memory, args.delegate, args.wait, args.append, args.permissions) == (
+        "demo",
+        False,
+        False,
+        False,
+        True,
+        "yolo",
+    )
+
+
+def test_a_cells_options_win_over_the_configuration_and_unset_ones_leave_it():
+    config = AgentConfig.from_magics(magics(memory=True, delegate=True, max_steps=4, replay="auto", tools=["python"]), {})
+    chosen = config.turn({"memory": False, "delegate": None, "max_steps": None, "replay": "strict", "tools": None})
+    assert (chosen.memory, chosen.delegate, chosen.max_steps, chosen.replay, chosen.tools) == (
+        False,
+        True,
+        4,
+        "strict",
+        ("python",),
+    )
+    assert config.turn() == config.turn({})
+
+
+def test_the_table_the_magics_are_built_from_is_the_declarations():
+    """settings.json (read at %load_ext, which imports no pydantic) is made from the declarations:
+    regenerate it with ``python -m jupyter_agent.notebook.config > jupyter_agent/notebook/settings.json``."""
+    import json
+    import pathlib
+
+    import jupyter_agent.notebook.config as config_module
+    from jupyter_agent.notebook.config import table
+
+    shipped = pathlib.Path(config_module.__file__).with_name("settings.json")
+    assert json.loads(shipped.read_text(encoding="utf-8")) == table()
+    assert shipped.read_text(encoding="utf-8") == json.dumps(table(), indent=1, ensure_ascii=False) + "\n"

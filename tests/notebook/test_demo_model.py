@@ -57,6 +57,24 @@ async def test_a_denied_snippet_is_acknowledged():
     assert "declined the `python` snippet" in result.text
 
 
+async def test_a_headless_denial_is_named_as_such_not_as_your_decline():
+    from jupyter_agent.notebook.panel.static_render import StaticRenderer
+
+    log = []
+    renderer = StaticRenderer(display=lambda bundle: None)
+    run = run_agent(
+        demo_model(),
+        "hi",
+        tools=fake_tools(log),
+        stream_fn=demo_stream_fn(delay=0),
+        permissions=PermissionPolicy("ask", renderer.ask),
+    )
+    result = await run.result()
+    assert [name for name, _ in log] == ["variables"]
+    assert "declined" not in result.text
+    assert "The `python` snippet was denied (headless run: nobody could approve it), so I did not run anything." in result.text
+
+
 async def test_a_steer_is_acknowledged_at_the_next_step():
     run = run_agent(demo_model(), "look around", tools=fake_tools([]), stream_fn=demo_stream_fn(delay=0))
     run.add_listener(lambda event: event.type == "tool_call" and run.steer("focus on the south region"))
@@ -133,3 +151,35 @@ async def test_the_answer_names_the_group_that_dropped_most():
     run = run_agent(demo_model(), QUESTION, tools=fake_tools([], output=output), stream_fn=demo_stream_fn(delay=0))
     result = await run.result()
     assert "**East** dropped the most from 2024Q3 to 2024Q4: -36.6 %." in result.text
+
+
+@pytest.mark.parametrize(
+    "prompt, variables, name",
+    [
+        ("Now plot both regions over the year.", "sales: DataFrame, 12 rows × 3 columns", "sales"),
+        ("Load sales.csv and tell me which region dropped last quarter. Plot it.", "", "df"),
+    ],
+)
+def test_the_demos_plots_put_the_months_on_the_x_axis(prompt, variables, name, tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    months = [str(month) for month in pd.period_range("2024-01", periods=12, freq="M")]
+    # The quick-start's frame (a column per region) and data-exploration's sales.csv (a row per region).
+    wide = pd.DataFrame({"month": months, "north": range(12), "south": range(12)})
+    long = pd.DataFrame({"month": months * 2, "region": ["north"] * 12 + ["south"] * 12, "revenue": range(24)})
+    long.to_csv(tmp_path / "sales.csv", index=False)
+    monkeypatch.chdir(tmp_path)
+    code, _ = snippet(prompt, variables)
+    namespace = {name: wide if name == "sales" else None}
+    monkeypatch.setattr(plt, "show", lambda: None)
+    try:
+        exec(code, namespace)
+        axes = plt.gca()
+        axes.figure.canvas.draw()
+        assert [label.get_text() for label in axes.get_xticklabels()] == months
+    finally:
+        plt.close("all")

@@ -16,7 +16,7 @@ def shell(kind="panel", autoawait=True):
 
 
 def transformer(kind="panel", wait=False, autoawait=True):
-    return CellTransformer(shell(kind, autoawait), SimpleNamespace(wait=wait))
+    return CellTransformer(shell(kind, autoawait), SimpleNamespace(wait=wait, raise_on_error="auto"))
 
 
 def test_a_background_cell_is_left_to_the_magic():

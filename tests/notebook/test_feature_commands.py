@@ -3,7 +3,7 @@
 import pytest
 from IPython.core.error import UsageError
 
-from jupyter_agent.notebook.feature_commands import memory_command
+from jupyter_agent.features.memory.view import memory_command
 
 
 def error_of(ip, code):

@@ -9,7 +9,7 @@ import pytest
 
 from jupyter_agent.loop import RunCancelled
 from jupyter_agent.notebook.interrupt import AgentInterrupted, InterruptRouter
-from jupyter_agent.testing.waiting import wait_until
+from jupyter_agent.testing.waiting import assert_quiet_for, assert_quiet_for_blocking, wait_until, wait_until_blocking
 
 pytestmark = pytest.mark.anyio
 
@@ -167,3 +167,99 @@ def test_interrupt_code_refuses_what_it_cannot_aim_at_one_run():
 
     router = InterruptRouter()
     assert router.interrupt_code(object()) is False  # no such run is guarded
+
+
+async def test_a_time_limit_interrupts_the_runs_code_at_its_limit_and_the_run_goes_on():
+    router = InterruptRouter()
+    token = object()
+    calls = []
+
+    async def run():
+        with router.guard(token, lambda: calls.append("stop"), in_code=lambda: calls.append("in_code")):
+            with router.time_limit(0.2) as limit:
+                deadline = time.monotonic() + 10
+                try:
+                    while time.monotonic() < deadline:  # a hung call
+                        pass
+                except AgentInterrupted as interrupted:
+                    return str(interrupted), limit.expired
+            return "never interrupted", limit.expired
+
+    task = asyncio.get_running_loop().create_task(run(), context=router.bind(token))
+    assert await task == ("Interrupted at its time limit", True)
+    # Neither stopped nor told to stop: a timeout is the call's error, not the run's end.
+    await assert_quiet_for(0.1, lambda: calls, "the run stopped or told to stop")
+    assert calls == []
+
+
+async def test_code_that_swallows_the_interrupt_is_interrupted_again(monkeypatch):
+    from jupyter_agent.notebook import interrupt
+
+    monkeypatch.setattr(interrupt, "RETRY_SECONDS", 0.1)
+    router = InterruptRouter()
+    token = object()
+
+    async def run():
+        caught = 0
+        with router.guard(token, lambda: None):
+            with router.time_limit(0.1):
+                deadline = time.monotonic() + 10
+                try:
+                    while time.monotonic() < deadline:
+                        try:
+                            while time.monotonic() < deadline:
+                                pass
+                        except Exception:  # noqa: BLE001 - user code that catches everything
+                            caught += 1
+                            if caught > 1:
+                                raise
+                except AgentInterrupted:
+                    return caught
+        return caught
+
+    task = asyncio.get_running_loop().create_task(run(), context=router.bind(token))
+    assert await task == 2
+
+
+async def test_code_done_before_its_limit_is_not_interrupted():
+    router = InterruptRouter()
+    token = object()
+    with router.guard(token, lambda: None):
+        with router.time_limit(0.1) as limit:
+            pass
+        # Past the limit: the timer stopped with the block.
+        assert_quiet_for_blocking(0.3, lambda: limit.expired, "the limit expiring after its block")
+    assert not limit.expired
+
+
+def test_a_cells_time_limit_interrupts_it_as_the_kernels_interrupt_does():
+    """While the cell executes ipykernel's handler is in place: the SIGINT is a KeyboardInterrupt in the cell."""
+    router = InterruptRouter()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # what ipykernel installs for a cell
+    try:
+        with router.cell_time_limit(0.1, lambda: True) as limit:
+            deadline = time.monotonic() + 10
+            with pytest.raises(KeyboardInterrupt):
+                while time.monotonic() < deadline:  # the cell, still running at its limit
+                    pass
+        assert limit.expired
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_a_cells_time_limit_never_interrupts_while_another_cell_or_nothing_runs(monkeypatch):
+    from jupyter_agent.notebook import interrupt
+
+    monkeypatch.setattr(interrupt, "RETRY_SECONDS", 0.05)
+    router = InterruptRouter()
+    received = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        with router.cell_time_limit(0.05, lambda: False) as limit:  # the cell has not started (or ended)
+            wait_until_blocking(lambda: limit.expired, what="the limit to pass")
+            assert_quiet_for_blocking(0.3, lambda: received, "a SIGINT with no cell of its own running")
+        with router.cell_time_limit(0.05, lambda: True) as done_in_time:
+            pass
+        assert_quiet_for_blocking(0.2, lambda: done_in_time.expired or received, "a limit whose block ended firing")
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -9,7 +9,6 @@ import json
 import pathlib
 import re
 import sys
-import time
 
 import pytest
 from kernel_harness import notebook_kernel
@@ -19,6 +18,7 @@ from jupyter_agent.features.mcp.consent import TRUST_FILE, remember
 from jupyter_agent.features.mcp.process import is_alive
 from jupyter_agent.testing import mcp_demo_server
 from jupyter_agent.testing.fake_provider import FakeProvider, call, text, tool_calls
+from jupyter_agent.testing.waiting import wait_until_blocking
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "features" / "mcp"))
 from mcp_servers import HttpDemo  # noqa: E402
@@ -285,7 +285,5 @@ def test_after_the_kernel_is_killed_no_server_process_is_alive(kernel):
     )
     assert pids and all(is_alive(pid) for pid in pids)
     kernel.shutdown()  # SIGKILL of the kernel: no hook runs, the launcher's PR_SET_PDEATHSIG kills them
-    deadline = time.monotonic() + 10
-    while any(is_alive(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until_blocking(lambda: not any(is_alive(pid) for pid in pids), 10, "the server processes to end", every=0.05)
     assert not [pid for pid in pids if is_alive(pid)]

@@ -3,10 +3,12 @@
 One kernel serves the module; each test uses its own session so the turns never wait on each other.
 """
 
+import ast
 import json
 import re
 import time
 
+import mistune
 import pytest
 from kernel_harness import AGENT_TEST_SETUP, notebook_kernel
 
@@ -137,7 +139,7 @@ def test_kernel_interrupt_stops_a_running_python_tool_and_the_kernel_survives(ke
     result = kernel.evaluate(
         "[m for m in _agent.sessions.get('busy-python').store.history() if m.role == 'tool_result'][0].content[0].text"
     )
-    assert "Interrupted" in result
+    assert "Stopped after" in result and "the user interrupted it" in result
     assert kernel.evaluate("unpaired_calls('busy-python')") == "[]"
     assert kernel.is_alive() and kernel.evaluate("2 + 2") == "4"
 
@@ -203,15 +205,18 @@ def test_a_finished_turn_leaves_a_static_rendering_and_closes_its_widgets(kernel
     msg_id, _ = kernel.agent_cell("-m static -s static -p yolo", "What is six times seven?")
     kernel.wait_turn("static")
     outputs = kernel.wait_for(
-        lambda: [o for o in kernel.cell_outputs(msg_id) if "text/html" in o["data"]] and kernel.cell_outputs(msg_id),
+        lambda: [o for o in kernel.cell_outputs(msg_id) if "text/markdown" in o["data"]] and kernel.cell_outputs(msg_id),
         what="the static rendering",
     )
     assert not any(WIDGET_VIEW in output["data"] for output in outputs)
     [answer] = [o["data"] for o in outputs if "text/markdown" in o["data"]]
+    assert "text/html" not in answer  # nbconvert --to markdown would take it over the Markdown
+    assert answer["text/markdown"].startswith('<div class="ja-static ja-state-done">\n\n')
     assert "The answer is **42**" in answer["text/markdown"]
-    assert "The answer is <strong>42</strong>" in answer["text/html"]
-    assert "&lt;script&gt;" in answer["text/html"] and "<script" not in answer["text/html"]
-    assert "<details><summary>python · print(6 * 7) · done</summary>" in answer["text/html"]
+    page = mistune.html(answer["text/markdown"])  # a viewer's rendering, raw HTML kept
+    assert "The answer is <strong>42</strong>" in page
+    assert "&lt;script&gt;" in page and "<script" not in page
+    assert "<details><summary>python · print(6 * 7) · done</summary>" in page
     assert answer["text/plain"].startswith("✓ done")
     closed = {m["content"]["comm_id"] for m in kernel.messages if m["msg_type"] == "comm_close"}
     opened = {w.comm_id for w in kernel.cell_widgets(msg_id) if "#" not in w.comm_id}  # "#": a node of the panel
@@ -219,6 +224,36 @@ def test_a_finished_turn_leaves_a_static_rendering_and_closes_its_widgets(kernel
     # Closed: the kernel's widget registry no longer holds it (it would live as long as the kernel).
     kernel.execute("import ipywidgets; _panel = last_turn('static').renderer.widget")
     assert kernel.evaluate("_panel.comm is None and _panel not in ipywidgets.Widget.widgets.values()") == "True"
+
+
+def test_a_saved_answer_exports_to_markdown_as_markdown_and_to_html_rendered(kernel):
+    # nbconvert takes text/html before text/markdown: an answer saved with both exported as HTML soup.
+    import nbformat
+    from nbconvert import HTMLExporter, MarkdownExporter
+
+    answer = "## Revenue\n\nThe **north** fell.\n\n```python\ndf.groupby('region').sum()\n```"
+    kernel.execute(f"script('exported', tool_calls(call('python', {{'code': 'print(6 * 7)'}})), reply({answer!r}))")
+    msg_id, _ = kernel.agent_cell("-m exported -s exported -p yolo", "Why did revenue fall?")
+    kernel.wait_turn("exported")
+    outputs = kernel.wait_for(
+        lambda: [o for o in kernel.cell_outputs(msg_id) if "text/markdown" in o["data"]], what="the static rendering"
+    )
+    cell = nbformat.v4.new_code_cell("%%agent -m exported\nWhy did revenue fall?")
+    cell.outputs = [nbformat.v4.new_output("display_data", data=o["data"]) for o in outputs]
+    notebook = nbformat.v4.new_notebook(cells=[cell])
+
+    markdown, _ = MarkdownExporter().from_notebook_node(notebook)
+    assert "## Revenue" in markdown and "The **north** fell." in markdown
+    assert "```python\ndf.groupby('region').sum()\n```" in markdown
+    assert "<details><summary>python · print(6 * 7) · done</summary>" in markdown  # a card folds on GitHub too
+    for rendered in ("<p>", "<h2", "<strong>", "<pre>", "<code"):
+        assert rendered not in markdown
+    assert markdown.count("<div") == 1  # the saved output's one wrapper, nothing else
+
+    page, _ = HTMLExporter().from_notebook_node(notebook)
+    assert '<div class="ja-static ja-state-done">' in page
+    assert "<strong>north</strong>" in page and ">Revenue<" in page
+    assert "<details><summary>python · print(6 * 7) · done</summary>" in page
 
 
 def test_a_finished_turn_releases_its_run_and_widget(kernel):
@@ -280,11 +315,15 @@ while True:
 
 
 def footer_text(kernel, msg_id, session):
+    """The cell's status line (the ``ja-footer`` node: a note such as "This turn starts session …"
+    names the session too, and never changes)."""
     return next(
         (
             w.state["value"]
             for w in kernel.cell_widgets(msg_id)
-            if isinstance(w.state.get("value"), str) and f"session {session}" in w.state["value"]
+            if "ja-footer" in w.state.get("_dom_classes", ())
+            and isinstance(w.state.get("value"), str)
+            and f"session {session}" in w.state["value"]
         ),
         "",
     )
@@ -307,7 +346,16 @@ def test_stop_clicked_on_a_subshell_interrupts_agent_run_python_whose_output_sho
     kernel.wait_turn("live-stop", timeout=15)
     assert time.monotonic() - clicked < 10  # the loop never ends by itself
     assert kernel.evaluate("last_turn('live-stop').result.reason") == "'aborted'"
-    result = kernel.evaluate("last_turn('live-stop').result.messages[-1].content[0].text")
-    assert result.startswith("'Interrupted (AgentInterrupted) after") and "tick 1" in result
+    # literal_eval: the repr is double-quoted, the text holding "kernel's"
+    result = ast.literal_eval(kernel.evaluate("last_turn('live-stop').result.messages[-1].content[0].text"))
+    assert result.startswith("Stopped after") and "the user interrupted it" in result and "tick 1" in result
+    # No frame or class of the interrupt machinery in what the card and the model show.
+    assert "AgentInterrupted" not in result and "interrupt.py" not in result and "Traceback" not in result
+    # Marked stopped while running; since the privacy gate the details also keep what a stopped call keeps of any
+    # result (its namespace changes, the data policy it was made under).
+    details = "last_turn('live-stop').result.messages[-1].details"
+    stopped = kernel.evaluate(f"{{key: {details}[key] for key in ('cancelled', 'while_running')}}")
+    assert stopped == "{'cancelled': True, 'while_running': True}"
+    assert kernel.evaluate(f"[change['name'] for change in {details}['namespace']]") == "['time', 'ticks']"
     assert kernel.evaluate("unpaired_calls('live-stop')") == "[]"
     assert kernel.is_alive() and kernel.evaluate("ticks > 0") == "True"

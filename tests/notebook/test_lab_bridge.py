@@ -57,12 +57,9 @@ class FakeTarget:
 
 
 class OfferingRenderer(RecordingRenderer):
-    def __init__(self):
-        super().__init__()
-        self.offers = []
-
-    def offer_materialize(self, cells, materialize):
-        self.offers.append((cells, materialize))
+    @property
+    def offers(self):
+        return self.materialize_offers  # what the turn's MaterializeOffered events carried
 
 
 @pytest.mark.parametrize("connected", [True, False])

@@ -1,7 +1,7 @@
 import threading
-import time
 
 from jupyter_agent.notebook.live_code import LiveCode
+from jupyter_agent.testing.waiting import wait_until_blocking
 
 
 class Recorder:
@@ -25,9 +25,7 @@ def test_text_printed_while_the_caller_blocks_is_pushed_from_a_helper_thread():
         on_text("tick 2\n")
         # The caller blocks (as agent-run code blocks the loop); the text still arrives.
         assert renderer.seen.wait(5)
-        deadline = time.monotonic() + 5
-        while renderer.ticks == 0 and time.monotonic() < deadline:
-            time.sleep(0.01)  # waiting for a silent stretch to tick the clock: bounded
+        wait_until_blocking(lambda: renderer.ticks, 5, "a silent stretch to tick the clock")
     assert "".join(renderer.pushed) == "tick 1\ntick 2\n"
     assert renderer.threads == {"jupyter-agent-live-code"} and renderer.ticks >= 1
     assert not any(thread.name == "jupyter-agent-live-code" for thread in threading.enumerate())

@@ -5,8 +5,12 @@ ends and renders with plain displays that nbclient records. A headless run denie
 unless someone allows them, so these runs set JUPYTER_AGENT_PERMISSIONS=yolo, as a user would.
 """
 
+import os
 import pathlib
+import re
 import shutil
+import subprocess
+import sys
 
 import nbformat
 import pytest
@@ -43,7 +47,7 @@ def test_quickstart_runs_end_to_end_with_the_offline_demo(tmp_path, monkeypatch)
         text = notebook_outputs_text(cell)
         assert "Offline demo model" in text and "Error" not in text
     assert "sales.describe()" in notebook_outputs_text(cells[0])
-    usage = notebook_outputs_text(notebook.cells[-3])
+    usage = notebook_outputs_text(next(cell for cell in notebook.cells if "%agent usage" in cell.source))
     assert "Usage of session `main`" in usage
     # No Jupyter server tells a headless kernel its notebook: sessions go to the working folder,
     # and the first turn's output says so (once).
@@ -81,3 +85,39 @@ def test_two_headless_notebooks_in_one_folder_keep_their_own_sessions(tmp_path, 
     assert (tmp_path / "quickstart.agent" / "main.jsonl").exists()
     assert (tmp_path / "exploration.agent" / "main.jsonl").exists()
     assert not (tmp_path / "ipython.agent").exists()
+
+
+# A setting in a shipped notebook that lets the agent act without asking (a -p/--permissions option or
+# AgentMagics.permissions), outside a comment.
+ALLOWS = re.compile(r"^(?!\s*#).*(AgentMagics\.permissions\s*=|^%%agent\b.*\s(-p|--permissions)\b)", re.MULTILINE)
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in NOTEBOOKS.glob("*.ipynb")))
+def test_every_shipped_notebook_runs_clean_under_nbconvert_execute(name, tmp_path):
+    """As CI or a scheduler runs it: `jupyter nbconvert --execute`, nothing allowed from outside.
+
+    What a notebook allows, it says why in a comment beside the setting.
+    """
+    for source in (NOTEBOOKS / name, NOTEBOOKS / "sales.csv"):
+        shutil.copy(source, tmp_path / source.name)
+    env = {key: value for key, value in os.environ.items() if not key.endswith("_API_KEY") and not key.startswith("JPY_")}
+    env.pop("JUPYTER_AGENT_PERMISSIONS", None)
+    env.update(JUPYTER_AGENT_MODEL="demo", JUPYTER_AGENT_DEMO_DELAY="0")
+    command = [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute", name, "--output", "executed"]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=170)
+    assert done.returncode == 0, done.stderr[-3000:]
+    notebook = nbformat.read(tmp_path / "executed.ipynb", as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        text = notebook_outputs_text(cell)
+        assert not [output for output in cell.outputs if output.output_type == "error"], text
+        assert "**Error**" not in text and "Traceback" not in text, text
+        if ALLOWS.search(cell.source):
+            assert cell.source.lstrip().startswith("#"), f"say why the notebook allows it: {cell.source}"
+    for cell in agent_cells(notebook):
+        # A denied call is named for what it was: nobody could approve it headless.
+        text = notebook_outputs_text(cell)
+        assert "You declined" not in text
+        if "a headless run cannot show an approval prompt" in text:
+            assert "denied (headless run: nobody could approve it)" in text

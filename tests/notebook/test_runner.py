@@ -1,4 +1,5 @@
 import asyncio
+import sys
 
 import pytest
 from pydantic import BaseModel
@@ -238,3 +239,17 @@ async def test_a_resumed_session_shows_the_model_the_summary_framed_as_the_runti
     sent = model.requests[-1].context.messages
     assert sent[1].content == SUMMARY_OPEN + "SUMMARY OF EARLIER WORK" + "\n</compacted-history>"
     assert sent[0].content == "hello" and sent[-1].content == "again"
+
+
+async def test_an_mcp_json_nested_100_000_deep_is_one_note_naming_the_file_and_the_turn_goes_on(manager, renderer, scripted):
+    session = manager.get()
+    deep = session.notebook.parent / ".mcp.json"
+    deep.write_text('{"mcpServers": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    choice = scripted("deep-mcp", ScriptedModel([reply("Answered anyway")]))
+    await runner.start(make_turn(session, renderer, choice))
+    assert renderer.text == "Answered anyway" and renderer.errors == []
+    # One line naming the file (shown again once the turn's other notes are gone), nothing raw.
+    assert {note for note in renderer.notes if ".mcp.json" in note} == {
+        f"MCP config {deep}: invalid JSON: nested too deeply (more than {sys.getrecursionlimit()} levels)"
+    }
+    assert "RecursionError" not in " ".join(renderer.notes)

@@ -3,7 +3,7 @@
 import pytest
 from IPython.core.error import UsageError
 
-from jupyter_agent.notebook.serve_commands import NO_LOOP, SERVE_TOOLS
+from jupyter_agent.features.mcp_server.view import NO_LOOP, SERVE_TOOLS
 
 
 def test_without_an_event_loop_serving_is_refused_with_the_reason(ip):
@@ -30,16 +30,17 @@ def test_the_site_policy_binds_what_is_served(ip, tmp_path, monkeypatch):
     import argparse
     import json
 
-    from jupyter_agent.notebook.serve_commands import serve_options
-    from jupyter_agent.session.site_policy import SITE_CONFIG_ENV
+    from jupyter_agent.features.mcp_server.view import serve_options
+    from jupyter_agent.session.site_policy import SITE_CONFIG_ENV, SITE_POLICY, PolicyLocation
 
     site = tmp_path / "jupyter_agent.json"
     site.write_text(json.dumps({"permissions": {"ceiling": "readonly"}, "data_policy": {"ceiling": "schema"}}))
     monkeypatch.setenv(SITE_CONFIG_ENV, str(site))
+    monkeypatch.setattr(SITE_POLICY, "location", PolicyLocation.from_environment({SITE_CONFIG_ENV: str(site)}))  # bound
     magics = ip.find_line_magic("agent").__self__
     args = argparse.Namespace(permissions="yolo", tools=None, session=None)
-    permissions, config, names, session = serve_options(magics, args)
-    assert (permissions, config.data_policy, session.name) == ("readonly", "schema", "serve")
+    settings, names, session = serve_options(magics, args)
+    assert (settings.permissions, settings.data_policy, session.name) == ("readonly", "schema", "serve")
     site.write_text("{not json")
     with pytest.raises(UsageError, match="site policy .* cannot be read"):
         serve_options(magics, args)

@@ -80,12 +80,15 @@ def test_branch_copies_the_plan(manager):
         manager.branch(main, "idea")
 
 
-def test_policy_keeps_trust_across_modes(manager):
+def test_trust_is_kept_across_the_policies_of_every_mode(manager):
+    from jupyter_agent.runtime import PermissionPolicy
+
     session = manager.get()
-    policy = session.policy_for("ask")
+    policy = PermissionPolicy("ask", trust=session.trust)  # each run makes its own over the session's trust
     policy.trusted_tools.add("python")
-    assert session.policy_for("yolo") is policy and policy.mode == "yolo"
-    assert session.policy_for("ask").trusted_tools == {"python"}
+    later = PermissionPolicy("yolo", trust=manager.get().trust)
+    assert later is not policy and later.mode == "yolo" and policy.mode == "ask"
+    assert PermissionPolicy("ask", trust=session.trust).trusted_tools == {"python"}
 
 
 def test_notebook_path_from_papermills_injected_parameter(tmp_path):

@@ -166,3 +166,42 @@ def test_model_subcommand_refuses_a_name_litellm_cannot_route(ip):
         "see https://docs.litellm.ai/docs/providers\nThe session keeps its model."
     )
     assert ip.run_line_magic("agent", "model").markdown == "Model: `demo` (from session)."
+
+
+def test_history_keeps_fenced_blocks_whole_where_it_cuts_them(ip, capsys):
+    """A long answer cut inside its code fence, and outputs holding backticks, still read as Markdown."""
+    import mistune
+
+    from jupyter_agent.notebook.model_resolution import register_model, unregister_model
+    from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
+
+    answer = "Here it is:\n\n```text\n" + "\n".join(f"row {n}" for n in range(20)) + "\n```\n\nThat is all."
+    model = ScriptedModel([tool_calls(call("python", {"code": "print('```')"})), reply(answer)])
+    register_model("fences", model, model.model("fences"))
+    try:
+        assert ip.run_cell("%%agent -m fences -p yolo -s fences\nShow the rows").success
+        capsys.readouterr()
+        history = ip.run_line_magic("agent", "history -s fences").markdown
+    finally:
+        unregister_model("fences")
+    assert "ʼʼʼ" not in history and "print('```')" in history
+    html = mistune.html(history)
+    # The cut answer's fence is closed: what follows it is Markdown again, not more code.
+    assert html.count("<pre>") == 3 and "more lines)" in html.rsplit("</pre>", 1)[1]
+
+
+def test_diff_lists_the_notebook_edits_that_undo_would_revert(ip):
+    from jupyter_agent.features.notebook_tools import NotebookEdit, NotebookEditLog
+
+    magics = ip.find_line_magic("agent").__self__
+    session = magics.sessions.get("cell-edits")
+    magics.sessions.last_used = "cell-edits"
+    log = NotebookEditLog.for_session(session.path)
+    before, after = {"source": "df = load()\ndf.head()"}, {"source": "df = load()\ndf.tail()"}
+    log.record(NotebookEdit(step=2, op="replace", cell_id="7eb47f37", index=3, before=before, after=after))
+    report = ip.run_line_magic("agent", "diff")
+    assert "has not changed" not in report.markdown
+    assert "- step 2: replace of cell 3 (`7eb47f37`)" in report.markdown
+    assert "--- cell 3 (before)\n+++ cell 3 (after)" in report.markdown and "-df.head()\n+df.tail()" in report.markdown
+    log.take_step(2)  # what %agent undo does with a connected notebook
+    assert "has not changed any file, variable or notebook cell" in ip.run_line_magic("agent", "diff").markdown

@@ -1,7 +1,7 @@
 import pytest
 from IPython.testing.globalipapp import get_ipython
 
-from jupyter_agent.notebook.toolset import ALL_TOOLS, UnknownToolError, build_tools, parse_tool_list
+from jupyter_agent.notebook.toolset import ALL_TOOLS, CODING_TOOLS, KERNEL_TOOLS, UnknownToolError, build_tools, parse_tool_list
 
 
 def test_parse_tool_list():
@@ -15,7 +15,9 @@ def test_parse_tool_list():
 def test_build_tools_selects_and_records_writes_for_undo(manager, tmp_path):
     shell = get_ipython()
     session = manager.get()
-    assert [tool.name for tool in build_tools(shell, session)] == list(ALL_TOOLS)
+    assert [tool.name for tool in build_tools(shell, session)] == list(KERNEL_TOOLS + CODING_TOOLS)
+    # --tools also picks the features' tools (the notebook tools), between the two.
+    assert ALL_TOOLS == KERNEL_TOOLS + ("notebook_read", "notebook_edit", "notebook_run") + CODING_TOOLS
     assert [tool.name for tool in build_tools(shell, session, selected=("read", "python"))] == ["python", "read"]
     assert build_tools(shell, session, selected=("none",)) == []
 

@@ -7,7 +7,7 @@ import pytest
 from turn_helpers import RecordingRenderer, make_turn
 
 from jupyter_agent.features.memory.extraction import EXTRACTION_SYSTEM_PROMPT
-from jupyter_agent.features.turn_features import SAVING_MEMORY
+from jupyter_agent.features.memory.feature import SAVING_MEMORY
 from jupyter_agent.notebook import runner
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, reply, tool_calls
 from jupyter_agent.testing.waiting import wait_until

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from jupyter_agent.features.feature import FeatureEvent
 from jupyter_agent.notebook.runner import Turn, TurnRequest, TurnSettings
 from jupyter_agent.testing.waiting import wait_until  # noqa: F401 - the tests import it from here
 
 
 class RecordingRenderer:
-    """Stands in for the panel: records what it is told and answers approvals from a script."""
+    """Stands in for the panel: records what it is told and answers approvals from a script.
+
+    ``events`` are the run's events; what the features showed is in ``feature_events`` (and, by
+    kind, ``plans``, ``memory_changes``, ``child_events`` and ``materialize_offers``)."""
 
     def __init__(self, decisions=()):
         self.events = []
+        self.feature_events = []
         self.states = []
         self.notes = []
         self.errors = []
@@ -18,14 +23,37 @@ class RecordingRenderer:
         self.asked = []
         self.flushed = 0
         self.models = []  # (label, context_window)
-        self.plans = []  # plan_markdown of every plan shown
-        self.memory_changes = []
-        self.child_events = []  # (child_id, event type)
         self.on_stop = self.on_steer = self.on_follow_up = None
-        self.materialize_offers = []  # (cells, materialize)
 
     def handle(self, event):
-        self.events.append(event)
+        if isinstance(event, FeatureEvent):
+            self.feature_events.append(event)
+        else:
+            self.events.append(event)
+
+    def _shown(self, kind):
+        return [event for event in self.feature_events if event.type == kind]
+
+    @property
+    def plans(self):
+        """plan_markdown of every plan shown."""
+        from jupyter_agent.features.plan.state import plan_markdown
+
+        return [plan_markdown(event.plan) for event in self._shown("plan_changed")]
+
+    @property
+    def memory_changes(self):
+        return [change for event in self._shown("memory_saved") for change in event.changes]
+
+    @property
+    def child_events(self):
+        """(child_id, event type) of every sub-agent event."""
+        return [(event.child_id, event.event.type) for event in self._shown("child_event")]
+
+    @property
+    def materialize_offers(self):
+        """(cells, materialize) of every offer."""
+        return [(event.cells, event.materialize) for event in self._shown("materialize_offered")]
 
     def set_state(self, state, detail=""):
         self.states.append(state)
@@ -44,20 +72,6 @@ class RecordingRenderer:
 
     def set_model(self, label, context_window):
         self.models.append((label, context_window))
-
-    def show_plan(self, plan):
-        from jupyter_agent.features.plan.state import plan_markdown
-
-        self.plans.append(plan_markdown(plan))
-
-    def memory_saved(self, *changes):
-        self.memory_changes.extend(changes)
-
-    def child_event(self, child_id, event):
-        self.child_events.append((child_id, event.type))
-
-    def offer_materialize(self, cells, materialize):
-        self.materialize_offers.append((cells, materialize))
 
     async def ask(self, request):
         self.asked.append(request)

@@ -1,4 +1,3 @@
-import asyncio
 from collections import Counter
 
 import pytest
@@ -87,16 +86,6 @@ def assert_paired(events):
     assert calls == results and all(n == 1 for n in calls.values()), (calls, results)
 
 
-async def wait_for(predicate, timeout=5.0):
-    """Polls (bounded) until ``predicate()`` is true."""
-
-    async def poll():
-        while not predicate():
-            await asyncio.sleep(0.001)
-
-    await asyncio.wait_for(poll(), timeout)
-
-
 @pytest.fixture
 def scripted():
     return ScriptedModel()
@@ -114,7 +103,6 @@ class Kit:
     usage = staticmethod(usage)
     Summaries = Summaries
     assert_paired = staticmethod(assert_paired)
-    wait_for = staticmethod(wait_for)
     is_summary_request = staticmethod(is_summary_request)
 
 

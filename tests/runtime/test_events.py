@@ -11,8 +11,11 @@ EXPECTED = {
     events.StepStartEvent: ("step_start", ["step"]),
     events.RunTextDeltaEvent: ("text_delta", ["delta"]),
     events.RunThinkingDeltaEvent: ("thinking_delta", ["delta"]),
-    events.ToolCallEvent: ("tool_call", ["tool_call_id", "name", "args"]),
-    events.ToolResultEvent: ("tool_result", ["tool_call_id", "name", "content", "is_error", "details"]),
+    events.ToolCallEvent: ("tool_call", ["tool_call_id", "name", "args", "time_limit"]),  # a call's time limit
+    events.ToolResultEvent: (
+        "tool_result",
+        ["tool_call_id", "name", "content", "is_error", "details", "local_content", "withheld"],  # the data policy's
+    ),
     events.StepFinishEvent: ("step_finish", ["step", "usage", "step_usage", "model"]),
     events.UserMessageEvent: ("user_message", ["text", "delivery", "phase"]),
     events.MessageEvent: ("message", ["message"]),

@@ -6,6 +6,7 @@ import pytest
 
 from jupyter_agent.runtime.events import RunStartEvent, StepStartEvent
 from jupyter_agent.runtime.feed import LISTENER_NOT_SYNC, EventFeed
+from jupyter_agent.testing.waiting import wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -25,14 +26,18 @@ async def test_every_reader_sees_every_event_from_the_start():
 
 async def test_a_waiting_reader_wakes_on_emit_and_on_close():
     feed = EventFeed()
+    reading, seen = asyncio.Event(), []
 
     async def read_all():
-        return [event.type async for event in feed]
+        reading.set()  # the reader runs on into the feed and waits there, within this step
+        async for event in feed:
+            seen.append(event.type)
+        return seen
 
     reader = asyncio.ensure_future(read_all())
-    await asyncio.sleep(0)
+    await wait_until(reading.is_set, what="the reader waiting")
     feed.emit(StepStartEvent(step=1))
-    await asyncio.sleep(0)
+    await wait_until(lambda: seen, what="the reader woken by the event")
     feed.close()
     assert await asyncio.wait_for(reader, 5) == ["step_start"]
 

@@ -2,12 +2,14 @@
 
 import asyncio
 
+import anyio.lowlevel
 import pytest
 
 from jupyter_agent import AbortController
 from jupyter_agent.runtime import StepContext, StepInfo, run_agent
 from jupyter_agent.runtime.limits import HookRunner, Limits, StepWindow
 from jupyter_agent.testing.scripted import call, reply, tool_calls
+from jupyter_agent.testing.waiting import wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -104,7 +106,7 @@ async def test_should_stop_sees_per_step_tool_names_and_a_growing_copy_of_the_tr
 
 async def test_an_async_should_stop_is_awaited(scripted, kit):
     async def should_stop(ctx):
-        await asyncio.sleep(0)
+        await anyio.lowlevel.checkpoint()  # it really suspends
         return ctx.step_number >= 1
 
     scripted.queue(*tool_steps(3))
@@ -203,10 +205,12 @@ async def test_hook_runner_records_failures_but_not_cancellation():
     never = asyncio.Event()
 
     async def slow():
+        started.set()
         await never.wait()
 
+    started = asyncio.Event()
     task = asyncio.ensure_future(hooks.call(slow))
-    await asyncio.sleep(0)
+    await wait_until(started.is_set, what="the hook running")
     controller.abort()
     with pytest.raises(Exception) as caught:
         await task

@@ -2,11 +2,14 @@
 
 import asyncio
 
+import anyio.lowlevel
 import pytest
 
+from jupyter_agent.loop import ApprovalPreview
 from jupyter_agent.runtime import ApprovalRequest, PermissionPolicy, run_agent
-from jupyter_agent.runtime.permissions import normalize_decision, unknown_mode
+from jupyter_agent.runtime.permissions import ToolCallDenied, normalize_decision, unknown_mode
 from jupyter_agent.testing.scripted import call, reply, tool_calls
+from jupyter_agent.testing.waiting import assert_quiet_for
 
 pytestmark = pytest.mark.anyio
 
@@ -117,7 +120,7 @@ async def test_read_only_tools_are_never_gated(scripted, kit):
 
 async def test_an_async_prompt_is_awaited(scripted, kit):
     async def prompt(request):
-        await asyncio.sleep(0)
+        await anyio.lowlevel.checkpoint()  # it really suspends
         return "once"
 
     result = await run_calls(scripted, kit, PermissionPolicy("ask", prompt), call("bash", {"value": 1}))
@@ -133,7 +136,7 @@ async def test_prompts_are_serialized_across_runs_sharing_a_policy(kit):
         nonlocal active, most
         active += 1
         most = max(most, active)
-        await asyncio.sleep(0.01)
+        await assert_quiet_for(0.01, lambda: active > 1, "a second prompt while one is open")
         active -= 1
         return "once"
 
@@ -184,6 +187,22 @@ async def test_a_raising_prompt_fails_the_run_and_result_raises_it(scripted, kit
     assert caught.value is problem
     kit.assert_paired(events.events)
     assert events.of("finish")[0].reason == "error"
+
+
+async def test_a_prompt_that_cannot_ask_denies_with_its_own_reason(scripted, kit, events):
+    """A headless host raises ToolCallDenied: the model reads that reason, not "denied by the user"."""
+
+    def prompt(request):
+        raise ToolCallDenied(f"{request.tool_name}: nobody can approve it here")
+
+    scripted.queue(tool_calls(call("bash", {"value": 1})), reply("fine"))
+    run = run_agent(scripted.model(), "go", tools=tools(kit), stream_fn=scripted, permissions=PermissionPolicy("ask", prompt))
+    run.add_listener(events)
+    result = await run.result()
+    assert result.reason == "completed" and result.error is None
+    assert results(result) == [("bash", True, "bash: nobody can approve it here")]
+    assert [event.decision for event in events.of("approval_response")] == ["deny"]
+    kit.assert_paired(events.events)
 
 
 @pytest.mark.parametrize(
@@ -239,3 +258,77 @@ async def test_read_only_calls_of_a_mutating_tool_are_not_gated(scripted, kit):
     result = await run.result()
     assert prompt.asked == [("notes", {"value": 50})]
     assert [(is_error, "denied" in text) for _, is_error, text in results(result)] == [(False, False), (True, True)]
+
+
+def test_a_refusal_is_recognised_by_its_text_whatever_refused_it():
+    from jupyter_agent.runtime.permissions import denied_by_user, denied_no_prompt, denied_readonly, was_denied
+
+    assert all(was_denied(refusal("python")) for refusal in (denied_by_user, denied_no_prompt, denied_readonly))
+    assert not was_denied("Traceback: Tool call was denied? no")
+    assert not was_denied('NameError\nTool call "python" was denied')  # only the first line counts
+
+
+async def test_each_run_gets_its_own_frozen_policy_over_the_sessions_trust(scripted, kit):
+    from dataclasses import FrozenInstanceError
+
+    from jupyter_agent.runtime import Trust
+
+    trust, prompt = Trust(), Answers("tool")
+    await run_calls(scripted, kit, PermissionPolicy("ask", prompt, trust=trust), call("write", {"value": 1}))
+    later = PermissionPolicy("ask", Answers(), trust=trust)  # the next run: a new prompt, the same trust
+    result = await run_calls(scripted, kit, later, call("write", {"value": 2}))
+    assert prompt.asked == [("write", {"value": 1})] and trust.trusted_tools == {"write"}
+    assert not any(is_error for _, is_error, _ in results(result))
+    with pytest.raises(FrozenInstanceError):
+        later.mode = "yolo"  # type: ignore[misc]
+
+
+async def test_a_tools_own_preview_rides_on_its_approval_request(scripted, kit):
+    tool = kit.make_tool("edit_cell", read_only=False)
+    tool.approval_preview = lambda args: ApprovalPreview(f"-old\n+new {args['value']}", kind="diff")
+    broken = kit.make_tool("broken", read_only=False)
+    broken.approval_preview = lambda args: 1 / 0  # a failing preview shows the arguments alone
+    confused = kit.make_tool("confused", read_only=False)
+    confused.approval_preview = lambda args: "-old\n+new"  # not an ApprovalPreview: dropped, not guessed at
+    seen = []
+
+    def prompt(request):
+        seen.append((request.tool_name, request.preview))
+        return "once"
+
+    scripted.queue(
+        tool_calls(call("edit_cell", {"value": 7}), call("broken", {"value": 1}), call("confused", {"value": 2})), reply("done")
+    )
+    tools = [tool, broken, confused]
+    run = run_agent(scripted.model(), "go", tools=tools, stream_fn=scripted, permissions=PermissionPolicy("ask", prompt))
+    await run.result()
+    assert seen == [("edit_cell", ApprovalPreview("-old\n+new 7", kind="diff")), ("broken", None), ("confused", None)]
+
+
+async def test_an_async_preview_is_awaited_and_made_only_when_the_call_asks(scripted, kit):
+    made = []
+
+    async def live_preview(args):
+        made.append(args["value"])
+        await anyio.lowlevel.checkpoint()  # it really waits (the live notebook answers later)
+        return ApprovalPreview(f"Run cell {args['value']}", kind="code")
+
+    async def failing_preview(args):
+        raise RuntimeError("the notebook went away")
+
+    tool = kit.make_tool("run_cell", read_only=False)
+    tool.approval_preview = live_preview
+    failing = kit.make_tool("failing", read_only=False)
+    failing.approval_preview = failing_preview
+    seen = []
+
+    def prompt(request):
+        seen.append((request.tool_name, request.preview))
+        return "tool"
+
+    scripted.queue(tool_calls(call("run_cell", {"value": 1})), tool_calls(call("run_cell", {"value": 2})))
+    scripted.queue(tool_calls(call("failing", {"value": 3})), reply("done"))
+    policy = PermissionPolicy("ask", prompt)
+    await run_agent(scripted.model(), "go", tools=[tool, failing], stream_fn=scripted, permissions=policy).result()
+    assert seen == [("run_cell", ApprovalPreview("Run cell 1", kind="code")), ("failing", None)]
+    assert made == [1]  # the second call was allowed for the session: nothing asked, nothing made

@@ -1,8 +1,9 @@
 """Tool results sized for the model's window: a small-context model keeps working after a big result."""
 
 import pytest
+from pydantic import BaseModel
 
-from jupyter_agent import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
+from jupyter_agent import AgentTool, AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
 from jupyter_agent.runtime import run_agent
 from jupyter_agent.runtime.result_budget import (
     MIN_RESULT_CHARS,
@@ -57,6 +58,34 @@ async def test_a_resumed_history_with_an_oversized_kept_result_is_shrunk_not_ref
     assert [m.role for m in sent] == ["user", "assistant", "tool_result", "assistant", "user"]
     assert "characters cut from this tool result" in sent[2].content[0].text
     assert result.messages[2].content[0].text == BIG  # the transcript keeps the whole result
+
+
+async def test_a_5_mb_tool_argument_is_refused_in_one_line_and_the_session_goes_on(scripted, kit):
+    ran = []
+
+    class Content(BaseModel):
+        value: str
+
+    async def write(args, signal):
+        ran.append(args)
+        return [TextContent(text="saved")]
+
+    save = AgentTool(name="save", description="Save content", parameters=Content, execute=write)
+    huge = {"value": "x" * 5_000_000}
+    scripted.queue(ScriptedResponse(content=[call("save", huge)]), reply("I will write it in parts."), reply("Still here."))
+    model = scripted.model(context_window=128_000)
+    first = await run_agent(model, "save it", tools=[save], stream_fn=scripted).result()
+    assert (first.reason, first.steps) == ("completed", 2) and ran == []  # the call never ran
+    [refusal] = [m for m in first.messages if m.role == "tool_result"]
+    assert refusal.is_error and refusal.content[0].text == (
+        "The arguments of this call are 5000012 characters, over the 128000 one tool call may carry for this "
+        "model's context window (128000 tokens): it was not run. Send large content in parts (write a part, then "
+        "edit to add the next), or have python or bash produce it."
+    )
+    sent = scripted.requests[1].context.messages[1]  # what the next request carried of the call
+    assert sent.content[0].arguments == {"omitted": "5000012 characters of arguments, over the 128000 one tool call may carry"}
+    later = await run_agent(model, "and now?", messages=first.messages, tools=[save], stream_fn=scripted).result()
+    assert (later.reason, later.text) == ("completed", "Still here.")  # resumed: no way out but --new no more
 
 
 async def test_a_history_that_cannot_be_shrunk_enough_still_ends_with_max_context(scripted):

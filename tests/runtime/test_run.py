@@ -7,7 +7,7 @@ import types
 import pytest
 
 from jupyter_agent import AbortController, ImageContent, Model, TextContent, ToolOutput
-from jupyter_agent.runtime import AgentRun, FinishEvent, PermissionPolicy, RunResult, RunUsage, run_agent
+from jupyter_agent.runtime import AgentRun, FatalToRun, FinishEvent, PermissionPolicy, RunResult, RunUsage, run_agent
 from jupyter_agent.runtime.run import NO_RUNNING_LOOP
 from jupyter_agent.testing.scripted import ScriptedResponse, call, failure, reply, think, tool_calls, truncated
 
@@ -136,6 +136,24 @@ async def test_a_raising_listener_is_reported_as_an_error_event_and_the_run_goes
     assert len(errors) == 1 and str(errors[0].error) == "listener bug"
 
 
+async def test_a_listener_raising_a_fatal_error_ends_the_run_with_it(scripted, events, kit):
+    scripted.queue(tool_calls(call("echo", {"value": 1})), tool_calls(call("echo", {"value": 2})), reply("never"))
+
+    class TranscriptLost(FatalToRun):
+        pass
+
+    def recorder(event):
+        if event.type == "tool_result":
+            raise TranscriptLost("the transcript cannot be saved")
+
+    run = run_agent(scripted.model(), "go", tools=[kit.make_tool()], stream_fn=scripted)
+    run.add_listener(recorder)
+    run.add_listener(events)
+    result = await run.result()
+    assert (result.reason, result.error) == ("error", "the transcript cannot be saved")
+    assert len(events.of("tool_result")) == 1  # the second step's call never ran
+
+
 async def test_model_error_resolves_with_reason_error(scripted, events):
     scripted.queue(failure("provider exploded"))
     run = run_agent(scripted.model(), "go", stream_fn=scripted)
@@ -162,6 +180,17 @@ async def test_a_response_cut_by_the_output_limit_ends_with_max_output(scripted,
     assert (result.reason, result.text) == ("max_output", "partial answer")
     assert events.of("tool_result")[0].is_error
     kit.assert_paired(events.events)
+
+
+async def test_a_failure_worded_like_a_truncation_is_an_error_not_max_output():
+    from jupyter_agent.loop import AgentLoopError
+    from jupyter_agent.loop.agent_loop import TRUNCATED
+
+    def failing(model, context, options=None, metadata=None):
+        raise AgentLoopError(TRUNCATED)  # the words of a truncation, without the kind
+
+    result = await run_agent(Model(id="m"), "go", stream_fn=failing).result()
+    assert (result.reason, result.error) == ("error", TRUNCATED)
 
 
 async def test_a_normal_answer_is_not_max_output(scripted):

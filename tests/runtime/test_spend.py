@@ -130,3 +130,19 @@ async def test_rates_may_be_given_as_a_mapping(scripted, kit):
         scripted.model(context_window=HUGE_WINDOW), "task", stream_fn=scripted, rates={"input": 2, "output": 1}
     ).result()
     assert result.usage.spend_usd == pytest.approx(2)
+
+
+def test_one_usage_total_adds_runs_and_records_and_says_what_came_since():
+    from jupyter_agent.session import SessionUsage
+    from jupyter_agent.session.records import UsageRecord
+
+    run = RunUsage(input_tokens=10, output_tokens=5, cache_read_tokens=3, spend_usd=0.5, last_request_input_tokens=13)
+    earlier = run.copy()
+    run.add(RunUsage(input_tokens=1, output_tokens=2, cache_write_tokens=4, spend_usd=0.25, last_request_input_tokens=99))
+    assert run.last_request_input_tokens == 13  # a sub-agent's requests are not this run's latest
+    assert run.since(earlier) == RunUsage(input_tokens=1, output_tokens=2, cache_write_tokens=4, spend_usd=0.25)
+    assert run.total_tokens == 25
+    session = SessionUsage()
+    session.count(UsageRecord(id="u1", input_tokens=7, output_tokens=1, spend_usd=0.1))
+    session.count(UsageRecord(id="u2", input_tokens=2, purpose="memory", spend_usd=0.05))
+    assert (session.total_tokens, session.steps, session.cost_usd) == (10, 1, pytest.approx(0.15))

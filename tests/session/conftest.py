@@ -1,7 +1,6 @@
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 
@@ -111,14 +110,6 @@ class Child:
             stream.close()
 
 
-def wait_until(condition, timeout=20.0):
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached in time")
-        time.sleep(0.005)
-
-
 @pytest.fixture
 def child(tmp_path):
     children = []
@@ -146,8 +137,3 @@ def conversation_fixture():
 @pytest.fixture(name="texts")
 def texts_fixture():
     return texts
-
-
-@pytest.fixture(name="wait_until")
-def wait_until_fixture():
-    return wait_until

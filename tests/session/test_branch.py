@@ -1,5 +1,6 @@
 from jupyter_agent.messages import UserMessage
-from jupyter_agent.session.branch import SessionIndex
+from jupyter_agent.session.branch import Entry
+from jupyter_agent.session.branch import SessionIndex as _Index
 from jupyter_agent.session.records import BranchRecord, CompactionRecord, LabelRecord, MessageRecord, UsageRecord
 
 
@@ -9,6 +10,28 @@ def message(record_id, parent_id, text):
 
 def contents(messages):
     return [m.content for m in messages]
+
+
+def nothing_to_read(entries):
+    raise AssertionError(f"every record is in memory, yet {entries} were to be read")
+
+
+class SessionIndex(_Index):
+    """The index of records in memory (as a full read of the file or a writer gives it)."""
+
+    def __init__(self, records):
+        super().__init__([Entry.of(record) for record in records], nothing_to_read)
+
+    def add(self, record):
+        super().add(Entry.of(record))
+
+
+def view(branch):
+    return list(zip(branch.view_ids, branch.messages()))
+
+
+def history(branch):
+    return branch.history_messages()
 
 
 def test_the_active_branch_ends_at_the_newest_record():
@@ -21,27 +44,27 @@ def test_the_active_branch_ends_at_the_newest_record():
             message("d", "x", "d"),
         ]
     )
-    assert contents(index.branch.history) == ["a", "d"]
+    assert contents(history(index.branch)) == ["a", "d"]
     assert [r.id for r in index.path_to("c")] == ["a", "b", "c"]
 
 
 def test_adding_to_the_tip_extends_and_adding_elsewhere_switches_branch():
     index = SessionIndex([message("a", None, "a"), message("b", "a", "b")])
     index.add(message("c", "b", "c"))
-    assert contents(index.branch.history) == ["a", "b", "c"]
+    assert contents(history(index.branch)) == ["a", "b", "c"]
     index.add(BranchRecord(id="x", parent_id="b", at="b"))
-    assert contents(index.branch.history) == ["a", "b"]
+    assert contents(history(index.branch)) == ["a", "b"]
 
 
 def test_a_missing_parent_is_bridged_by_file_order():
     index = SessionIndex([message("a", None, "a"), message("c", "lost", "c")])
-    assert contents(index.branch.history) == ["a", "c"]
+    assert contents(history(index.branch)) == ["a", "c"]
     assert index.broken_links == ["record c: parent lost missing, linked to a"]
 
 
 def test_a_parent_cycle_does_not_hang():
     index = SessionIndex([message("a", "b", "a"), message("b", "a", "b")])
-    assert contents(index.branch.history) == ["a", "b"]
+    assert contents(history(index.branch)) == ["a", "b"]
 
 
 def test_usage_labels_and_compaction_on_the_branch():
@@ -56,8 +79,8 @@ def test_usage_labels_and_compaction_on_the_branch():
         ]
     )
     branch = index.branch
-    assert contents(m for _, m in branch.view) == ["a", "S", "c"]
-    assert [record_id for record_id, _ in branch.view] == ["a", "k", "c"]
+    assert contents(m for _, m in view(branch)) == ["a", "S", "c"]
+    assert [record_id for record_id, _ in view(branch)] == ["a", "k", "c"]
     assert (branch.usage.input_tokens, branch.usage.spend_usd, branch.usage.steps) == (3, 0.5, 1)
     assert branch.labels == {"checkpoint": "b"} and branch.model == "m"
 
@@ -73,10 +96,10 @@ def test_a_compaction_keeping_a_record_no_longer_in_view_keeps_from_its_position
             CompactionRecord(id="k2", parent_id="k1", summary="S2", first_kept_id="c"),
         ]
     )
-    assert contents(m for _, m in index.branch.view) == ["a", "S2", "S1", "d"]
+    assert contents(m for _, m in view(index.branch)) == ["a", "S2", "S1", "d"]
 
 
 def test_a_compaction_keeping_an_unknown_record_is_ignored():
     index = SessionIndex([message("a", None, "a"), CompactionRecord(id="k", parent_id="a", summary="S", first_kept_id="zz")])
-    assert contents(m for _, m in index.branch.view) == ["a"]
+    assert contents(m for _, m in view(index.branch)) == ["a"]
     assert index.branch.problems == ["compaction k keeps unknown record zz: ignored"]

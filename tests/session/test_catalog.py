@@ -4,6 +4,7 @@ import pytest
 
 from jupyter_agent.messages import AssistantMessage, TextContent, UserMessage
 from jupyter_agent.session import SessionStore, list_sessions, session_path, sessions_folder
+from jupyter_agent.testing.waiting import wait_until_blocking
 
 
 def test_a_session_lives_beside_its_notebook(tmp_path):
@@ -28,7 +29,9 @@ def test_list_sessions_reports_counts_activity_model_and_cost(tmp_path):
         main.record_usage({"input_tokens": 5, "spend_usd": 0.5}, model="gpt-b", step=2)
         compacted_at = main.append(UserMessage(content="more"))
         main.record_compaction("summary", compacted_at)
-    time.sleep(0.01)  # distinct millisecond timestamps order the list
+    moment = time.time()
+    # Distinct millisecond timestamps order the list.
+    wait_until_blocking(lambda: time.time() - moment >= 0.002, what="the clock to pass a millisecond")
     with SessionStore(session_path(notebook, "other")) as other:
         other.append(UserMessage(content="x"))
     # A session open for writing elsewhere is still listed (listing never locks).
@@ -58,3 +61,19 @@ def test_list_sessions_counts_problems_without_warning(tmp_path, recwarn):
     [info] = list_sessions(path.parent)
     assert info.problems == 1 and info.message_count == 1
     assert len(recwarn) == 0
+
+
+def test_files_a_feature_keeps_beside_the_sessions_are_not_listed_as_sessions(tmp_path):
+    from jupyter_agent.features.notebook_tools import NotebookEdit, NotebookEditLog
+
+    notebook = tmp_path / "analysis.ipynb"
+    with SessionStore(session_path(notebook, "main")) as main:
+        main.append(UserMessage(content="hi"))
+    edits = NotebookEditLog.for_session(session_path(notebook, "main"))
+    edits.record(NotebookEdit(step=1, op="insert", cell_id="c1", index=0, before=None, after={"source": "1"}))
+    assert edits.path.parent == sessions_folder(notebook) and edits.path.suffix == ".jsonl"
+    with SessionStore(session_path(notebook, "torn")) as torn:
+        torn.append(UserMessage(content="kept"))
+    with session_path(notebook, "torn").open("a") as file:
+        file.write('{"type": "message", "broken')  # a torn last line leaves a session a session
+    assert sorted(info.name for info in list_sessions(sessions_folder(notebook))) == ["main", "torn"]

@@ -6,6 +6,7 @@ import pytest
 from jupyter_agent.messages import UserMessage
 from jupyter_agent.session import SessionStore, SessionWarning
 from jupyter_agent.session.journal import read_journal
+from jupyter_agent.testing.waiting import wait_until_blocking
 
 
 def write_session(path, count, conversation):
@@ -78,7 +79,7 @@ def test_unknown_fields_from_a_newer_writer_are_ignored(session_file):
     assert store.problems == [] and store.history()[0].content == "hi"
 
 
-def test_crash_in_the_middle_of_writing_a_large_record_loses_only_it(child, session_file, wait_until, texts):
+def test_crash_in_the_middle_of_writing_a_large_record_loses_only_it(child, session_file, texts):
     # The child writes a 200 kB record 64 bytes at a time (os.write may write partially) and is
     # killed with SIGKILL half way.
     process = child(f"""
@@ -100,7 +101,7 @@ def test_crash_in_the_middle_of_writing_a_large_record_loses_only_it(child, sess
     """)
     process.expect("ready")
     size = session_file.stat().st_size
-    wait_until(lambda: session_file.stat().st_size > size + 2_000)
+    wait_until_blocking(lambda: session_file.stat().st_size > size + 2_000, 20, "the record half written", every=0.005)
     os.kill(process.pid, signal.SIGKILL)
     process.kill()
     with pytest.warns(SessionWarning, match="torn last line"):
@@ -113,7 +114,7 @@ def test_crash_in_the_middle_of_writing_a_large_record_loses_only_it(child, sess
     assert texts(resumed.messages())[-2:] == ["m4", "resumed"]
 
 
-def test_crash_while_appending_in_a_tight_loop_keeps_every_complete_record(child, session_file, wait_until, texts):
+def test_crash_while_appending_in_a_tight_loop_keeps_every_complete_record(child, session_file, texts):
     process = child(f"""
         from jupyter_agent.messages import UserMessage
         from jupyter_agent.session import SessionStore
@@ -125,7 +126,9 @@ def test_crash_while_appending_in_a_tight_loop_keeps_every_complete_record(child
             index += 1
     """)
     process.expect("ready")
-    wait_until(lambda: session_file.exists() and session_file.stat().st_size > 300_000)
+    wait_until_blocking(
+        lambda: session_file.exists() and session_file.stat().st_size > 300_000, 20, "300 kB appended", every=0.005
+    )
     os.kill(process.pid, signal.SIGKILL)
     process.kill()
     complete_lines = session_file.read_bytes().count(b"\n") - 1  # minus the header
@@ -168,3 +171,36 @@ def test_a_newer_format_version_is_read_with_a_warning(session_file):
     with pytest.warns(SessionWarning, match="line 1: written by format version 7: reading what version 1 knows"):
         store = SessionStore(session_file, read_only=True)
     assert store.history()[0].content == "hi"
+
+
+def test_an_invalid_utf8_byte_keeps_the_record_with_only_that_character_replaced(session_file, conversation, texts):
+    write_session(session_file, 3, conversation)
+    lines = session_file.read_bytes().split(b"\n")
+    assert b'"m1"' in lines[2]
+    lines[2] = lines[2].replace(b'"m1"', b'"m\xff1"')
+    session_file.write_bytes(b"\n".join(lines))
+    with pytest.warns(SessionWarning, match=r"line 3: replaced 1 character that was not valid text \(U\+FFFD\)"):
+        store = SessionStore(session_file, read_only=True)
+    assert texts(store.messages()) == ["m0", "m\ufffd1", "m2"]
+    assert [(p.line, p.torn) for p in store.problems] == [(3, False)]
+
+
+def test_a_lone_surrogate_keeps_the_record_with_only_that_character_replaced(session_file, conversation, texts):
+    write_session(session_file, 3, conversation)
+    lines = session_file.read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b'"m1"', b'"m\\udc80\\ud83d\\ude001"')  # a lone surrogate, then a valid pair
+    session_file.write_bytes(b"\n".join(lines))
+    with pytest.warns(SessionWarning, match=r"line 3: replaced 1 character that was not valid text"):
+        store = SessionStore(session_file, read_only=True)
+    assert texts(store.messages()) == ["m0", "m\ufffd\U0001f6001", "m2"]
+
+
+def test_a_message_holding_a_lone_surrogate_is_written_with_it_replaced(store, session_file, texts):
+    store.append(UserMessage(content="before"))
+    store.append(UserMessage(content="name caf\udce9.txt"))  # how os.fsdecode shows a Latin-1 byte
+    store.append(UserMessage(content="after"))
+    store.close()
+    session_file.read_bytes().decode("utf-8")  # the whole file is valid UTF-8
+    again = SessionStore(session_file, read_only=True)
+    assert again.problems == []
+    assert texts(again.messages()) == ["before", "name caf\ufffd.txt", "after"]

@@ -1,3 +1,6 @@
+import json
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -251,3 +254,48 @@ def test_without_a_failure_handler_a_failed_write_raises_to_the_run(store):
     store.append = lambda message: (_ for _ in ()).throw(OSError(28, "No space left on device"))
     with pytest.raises(OSError, match="No space left"):
         recorder.record(SimpleNamespace(type="message", message=UserMessage(content="lost")))
+
+
+def test_in_library_use_a_full_disk_ends_the_run_in_an_error(session_file):
+    session_file.parent.mkdir(parents=True)
+    finished = subprocess.run(
+        [sys.executable, "-m", "jupyter_agent.testing.full_disk", str(session_file)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=session_file.parent,
+    )
+    assert finished.returncode == 0, finished.stderr
+    outcome = json.loads(finished.stdout)
+    assert outcome["reason"] == "error"
+    assert outcome["error"] == f"could not write the session file {session_file}: File too large"
+    kept = SessionStore(session_file, read_only=True).messages()
+    assert [m.role for m in kept][:3] == ["user", "user", "assistant"]  # a valid prefix of the run
+
+
+def test_calls_that_ran_are_signed_and_denied_ones_are_not(tmp_path):
+    from jupyter_agent.session.trust import TrustKey
+
+    key = TrustKey(tmp_path / "replay.key")
+    store = SessionStore(tmp_path / "s.jsonl")
+    recorder = store.recorder(trust=key)
+    run = FakeRun([])
+    run.say(UserMessage(content="go"))
+    ran = ToolCall(id="c1", name="python", arguments={"code": "x = 1"})
+    refused = ToolCall(id="c2", name="python", arguments={"code": "rm()"})
+    run.say(AssistantMessage(content=[ran, refused]))
+    run.say(ToolResultMessage(tool_call_id="c1", tool_name="python", content=[TextContent(text="ok")]))
+    denied = 'Tool call "python" was denied by the user. It did not run.'
+    run.say(ToolResultMessage(tool_call_id="c2", tool_name="python", content=[TextContent(text=denied)], is_error=True))
+    for event in run.events:
+        recorder.record(event)
+    store.close()
+    results = [
+        r
+        for r in SessionStore(tmp_path / "s.jsonl", read_only=True).records()
+        if r.kind == "message" and r.message.role == "tool_result"
+    ]
+    signed, unsigned = results
+    session_id = SessionStore(tmp_path / "s.jsonl", read_only=True).header.session_id
+    assert key.verify(signed.signature, {session_id}, "c1", "python", {"code": "x = 1"})
+    assert unsigned.signature is None

@@ -63,6 +63,19 @@ def test_user_choices_are_lowered_to_the_ceilings():
     assert (unlimited.data_policy("full"), unlimited.permissions("yolo"), unlimited.spend(None)) == ("full", "yolo", None)
 
 
+def test_apply_gives_a_turns_settings_within_the_policy():
+    from jupyter_agent.features.settings import TurnSettings
+
+    policy = parse_site_policy(SITE, "site.json")
+    chosen = TurnSettings(permissions="yolo", data_policy="full", api_base="http://127.0.0.1:9/v1", max_spend=5.0, memory=True)
+    limited = policy.apply(chosen)
+    assert isinstance(limited, TurnSettings) and limited.memory  # what the policy does not limit stays
+    assert (limited.permissions, limited.data_policy, limited.data_ceiling) == ("ask", "sample", "sample")
+    assert (limited.api_base, limited.max_spend) == ("https://llm.example.org", 2.0)
+    assert policy.apply(TurnSettings(permissions="readonly", data_policy="schema")).permissions == "readonly"
+    assert SitePolicy().apply(chosen) is chosen
+
+
 def test_mcp_servers_by_name_and_where_given_by_url():
     policy = parse_site_policy(SITE, "site.json")
     assert policy.mcp_problem("docs", "npx docs-server", "") is None
@@ -101,3 +114,43 @@ def test_an_unreadable_file_is_an_error_not_no_policy(tmp_path):
     path.write_text("{not json")
     with pytest.raises(SitePolicyError, match=rf"^site policy {path} cannot be read: Expecting property name"):
         load_site_policy({SITE_CONFIG_ENV: str(path)})
+
+
+def test_the_location_is_the_one_the_process_started_with_and_binds_once(monkeypatch, tmp_path):
+    from jupyter_agent.session.site_policy import PolicyLocation, PolicySource, startup_environment
+
+    monkeypatch.setenv("JUPYTER_AGENT_TEST_SET_LATE", "1")  # as a cell would: not how the process started
+    started = startup_environment()
+    assert "JUPYTER_AGENT_TEST_SET_LATE" not in started and started["PATH"]
+    source = PolicySource()
+    first = source.bind({SITE_CONFIG_ENV: str(tmp_path / "site.json")})
+    assert first == PolicyLocation(tmp_path / "site.json", str(tmp_path / "site.json"))
+    assert source.bind({SITE_CONFIG_ENV: ""}) is first  # the first binding wins
+    assert first.change_note({SITE_CONFIG_ENV: str(tmp_path / "site.json")}) == ""
+    assert first.change_note({}) == (
+        f"{SITE_CONFIG_ENV} was unset in this kernel: ignored. The site policy is read from {tmp_path / 'site.json'}, "
+        "as the kernel was started; a change needs a new kernel started with it."
+    )
+    assert PolicyLocation.from_environment({}) == PolicyLocation(DEFAULT_SITE_CONFIG)
+    assert PolicyLocation.from_environment({SITE_CONFIG_ENV: " "}).path is None
+
+
+def test_a_file_the_kernel_may_not_read_is_a_broken_policy_not_no_policy(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    path = tmp_path / "jupyter_agent.json"
+    path.write_text(json.dumps(SITE))
+    os.chmod(path, 0)
+    real_open = os.open
+
+    def as_an_unprivileged_user(file, flags, *args, **kwargs):
+        # chmod 0 does not stop root (this sandbox); a user's kernel gets EACCES here.
+        if os.fspath(file) == str(path):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(file, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", as_an_unprivileged_user)
+    with pytest.raises(SitePolicyError) as refused:
+        load_site_policy({SITE_CONFIG_ENV: str(path)})
+    assert str(refused.value) == f"site policy {path} cannot be read: Permission denied"

@@ -5,6 +5,7 @@ import time
 import pytest
 
 from jupyter_agent import AbortController, RunCancelled
+from jupyter_agent.testing.waiting import wait_until
 from jupyter_agent.tools import OutputCaps, ToolError
 from jupyter_agent.tools.bash import BashArgs
 
@@ -35,17 +36,17 @@ def processes_in(folder) -> list[int]:
     return found
 
 
-async def wait_until(condition, seconds=5.0):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.02)
-    return True
-
-
 async def test_output_and_exit_code(run):
     assert await run.text("bash", command="echo out; echo err >&2") == "stdout:\nout\nstderr:\nerr\nexit code 0"
+
+
+async def test_a_nul_character_in_the_command_is_refused_in_one_line_and_nothing_runs(run, workspace):
+    text = await run.error("bash", command="touch ran.txt; echo a\0b")
+    assert text == (
+        "The command holds a NUL character at position 22; a command line cannot contain one (nothing was run). "
+        "To produce a NUL byte, use printf '\\0'."
+    )
+    assert not (workspace / "ran.txt").exists()
 
 
 async def test_non_zero_exit_is_a_normal_result(run):
@@ -74,13 +75,13 @@ async def test_timeout_kills_the_whole_group(run, workspace):
     assert text.startswith("Command timed out after 0.5 s and was killed")
     assert time.monotonic() - started < 5
     pids = [int((workspace / name).read_text()) for name in ("bg.pid", "fg.pid")]
-    assert await wait_until(lambda: not any(alive(pid) for pid in pids)), pids
+    assert await wait_until(lambda: not any(alive(pid) for pid in pids), what=f"the processes {pids} to end", every=0.02)
 
 
 async def test_literal_background_and_foreground_sleeps_leave_no_survivor(run, workspace):
     text = await run.error("bash", command="sleep 1000 & sleep 1000", timeout=0.3)
     assert "timed out" in text
-    assert await wait_until(lambda: not processes_in(workspace.resolve()))
+    assert await wait_until(lambda: not processes_in(workspace.resolve()), what="no process left in the workspace", every=0.02)
 
 
 async def test_abort_mid_run_kills_the_group(run, workspace):
@@ -89,24 +90,28 @@ async def test_abort_mid_run_kills_the_group(run, workspace):
     task = asyncio.ensure_future(
         tool.execute(BashArgs(command="echo started; sleep 1000 & echo $! > bg.pid; sleep 1000"), controller.signal)
     )
-    assert await wait_until(lambda: (workspace / "bg.pid").exists() and (workspace / "bg.pid").read_text())
+    assert await wait_until(
+        lambda: (workspace / "bg.pid").exists() and (workspace / "bg.pid").read_text(), what="bg.pid", every=0.02
+    )
     controller.abort()
     with pytest.raises(ToolError, match="Command aborted") as caught:
         await asyncio.wait_for(task, 5)
     assert "started" in str(caught.value)
     pid = int((workspace / "bg.pid").read_text())
-    assert await wait_until(lambda: not alive(pid))
+    assert await wait_until(lambda: not alive(pid), what=f"process {pid} to end", every=0.02)
 
 
 async def test_abort_through_the_loop_raises_the_reason_and_kills(run, workspace):
     controller = AbortController()
     call = asyncio.ensure_future(run("bash", abort=controller.signal, command="sleep 1000 & echo $! > bg.pid; wait"))
-    assert await wait_until(lambda: (workspace / "bg.pid").exists() and (workspace / "bg.pid").read_text())
+    assert await wait_until(
+        lambda: (workspace / "bg.pid").exists() and (workspace / "bg.pid").read_text(), what="bg.pid", every=0.02
+    )
     controller.abort()
     with pytest.raises(RunCancelled):
         await asyncio.wait_for(call, 5)
     pid = int((workspace / "bg.pid").read_text())
-    assert await wait_until(lambda: not alive(pid))
+    assert await wait_until(lambda: not alive(pid), what=f"process {pid} to end", every=0.02)
     # The loop stopped waiting at once; the tool's cleanup (reaping the shell) finishes on its own.
     cleanup = [task for task in asyncio.all_tasks() if "bash_tool" in task.get_coro().__qualname__]
     if cleanup:

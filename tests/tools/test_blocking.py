@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from jupyter_agent.testing.waiting import wait_until
+from jupyter_agent.testing.waiting import wait_until, wait_until_blocking
 from jupyter_agent.tools.blocking import in_thread
 
 pytestmark = pytest.mark.anyio
@@ -20,9 +20,7 @@ async def test_cancellation_returns_at_once_and_tells_the_worker_to_stop():
 
     def work(stop):
         working.set()
-        deadline = time.monotonic() + 10
-        while not stop.is_set() and time.monotonic() < deadline:
-            time.sleep(0.01)
+        stop.wait(10)
         seen_stop.set()
 
     task = asyncio.ensure_future(in_thread(work))
@@ -38,12 +36,13 @@ async def test_cancellation_returns_at_once_and_tells_the_worker_to_stop():
 async def test_the_event_loop_stays_responsive_during_work():
     ticks = []
 
-    async def ticker():
-        while True:
-            ticks.append(time.monotonic())
-            await asyncio.sleep(0.01)
+    def tick():
+        ticks.append(time.monotonic())
+        if len(ticks) < 50:
+            loop.call_later(0.001, tick)
 
-    tick_task = asyncio.ensure_future(ticker())
-    await in_thread(lambda stop: time.sleep(0.3))
-    tick_task.cancel()
+    loop = asyncio.get_running_loop()
+    loop.call_soon(tick)
+    # The work blocks its thread until the loop has ticked five times: a frozen loop never would.
+    await in_thread(lambda stop: wait_until_blocking(lambda: len(ticks) >= 5, 5, "the loop ticking meanwhile"))
     assert len(ticks) >= 5

@@ -80,3 +80,11 @@ async def test_shared_tracker_counts_reads_from_another_tool_list(workspace, tra
     editor = run_with(read_tracker=tracker)
     await reader.text("read", path="a.py")
     await editor.text("edit", path="a.py", old_text="x", new_text="y")
+
+
+async def test_a_lone_surrogate_in_new_text_is_refused_and_the_file_is_unchanged(run, workspace):
+    (workspace / "a.py").write_text("x = 1\n")
+    await run.text("read", path="a.py")
+    text = await run.error("edit", path="a.py", old_text="1", new_text="'\ud83d'")  # half of an emoji's pair
+    assert text.startswith("Cannot edit a.py: new_text holds a lone surrogate (U+D83D at character 2)")
+    assert (workspace / "a.py").read_text() == "x = 1\n"

@@ -5,6 +5,7 @@ import pytest
 
 from jupyter_agent import AbortController
 from jupyter_agent.loop import RunCancelled
+from jupyter_agent.testing.waiting import wait_until
 from jupyter_agent.tools import OutputCaps, grep_process
 
 pytestmark = pytest.mark.anyio
@@ -135,8 +136,7 @@ async def test_abort_kills_a_search_stuck_in_one_match(run, workspace):
                     results.append("cancelled")
 
             group.start_soon(call)
-            while (worker := busy_grep_worker()) is None:
-                await anyio.sleep(0.01)
+            worker = await wait_until(busy_grep_worker, 60, "a busy grep worker", every=0.01)
             controller.abort()
     assert results == ["cancelled"]
     worker.wait(10)  # killed: waiting returns (a live worker would raise TimeoutExpired)

@@ -1,7 +1,7 @@
 import numpy as np
 import pandas as pd
 
-from jupyter_agent.tools.objects import memory_bytes, safe_repr, scalar_text, shape_text, type_name
+from jupyter_agent.tools.objects import memory_bytes, safe_repr, scalar_text, shape_text, type_name, value_header
 
 
 class Custom:
@@ -18,6 +18,12 @@ def test_facts_of_known_types():
     assert shape_text([1, 2]) == "len 2"
     assert memory_bytes(np.zeros(10)) == 80
     assert type_name(pd.Series([1])) == "Series" and type_name(Custom()).endswith("Custom")
+
+
+def test_a_value_is_introduced_by_its_name_type_and_shape_alone():
+    assert value_header("sales", pd.DataFrame({"a": [1, 2]})) == "sales: DataFrame, 2 rows × 1 columns"
+    assert value_header("rate", 0.25) == "rate: float"  # no shape, and never the value: the policy decides that
+    assert value_header("x", Custom()) == f"x: {type_name(Custom())}"  # no user code for the shape
 
 
 def test_unknown_objects_run_no_code():

@@ -6,12 +6,12 @@ import os
 import random
 import subprocess
 import sys
-import time
 import uuid
 
 import pytest
 
 from jupyter_agent import AbortController
+from jupyter_agent.testing.waiting import assert_quiet_for, wait_until_blocking
 from jupyter_agent.tools.process import run_command
 from jupyter_agent.tools.process_tree import descendants
 
@@ -72,7 +72,8 @@ async def abort_one(rng: random.Random, workspace) -> None:
     task = asyncio.ensure_future(
         run_command(rng.choice(COMMANDS), cwd=str(workspace), timeout=30, signal=controller.signal, capture_bytes=1000)
     )
-    await asyncio.sleep(rng.uniform(0, 0.15))  # the attack: an abort at a random moment
+    # The attack: an abort at a random moment (the commands run far longer than that).
+    await assert_quiet_for(rng.uniform(0, 0.15), task.done, "the command ending by itself")
     if rng.random() < 0.5:
         controller.abort()  # the tool's own listener
         result = await asyncio.wait_for(task, 30)
@@ -105,15 +106,93 @@ async def test_a_command_that_ends_normally_keeps_its_background_jobs(workspace,
     assert len(marked_processes(mark)) == 1  # a server started on purpose keeps running
 
 
+@pytest.mark.parametrize("detach", ["nohup", "setsid"])
+async def test_a_job_still_on_its_way_to_detach_when_its_shell_exits_survives_the_hangup(workspace, mark, detach):
+    # The background subshell is a fork of the shell that execs the detacher only after its shell
+    # has exited: what a loaded machine does to `nohup job &` between the fork and nohup's signal().
+    result = await run_command(
+        f"(sleep 0.3; exec {detach} sleep 600 >/dev/null 2>&1) &",
+        cwd=str(workspace),
+        timeout=30,
+        signal=AbortController().signal,
+        capture_bytes=1000,
+    )
+    assert result.exit_code == 0
+    wait_until_blocking(lambda: len(marked_processes(mark)) == 1, 10, "the detached job alone", every=0.02)
+
+
 def test_descendants_follow_the_tree():
     parent = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30 & wait"])
     try:
-        deadline = time.monotonic() + 10
-        while len(descendants(parent.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until_blocking(lambda: len(descendants(parent.pid)) >= 2, 10, "the two children", every=0.01)
         assert len(descendants(parent.pid)) == 2
     finally:
         for pid in descendants(parent.pid):
             os.kill(pid, 9)
         parent.kill()
         parent.wait()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sleep 600 &",
+        "sleep 600 > /dev/null 2>&1 &",
+        "( sleep 600 & ) ; echo started",
+        "( ( sleep 600 & ) & ) ; echo started",
+        "sleep 600 & disown",
+    ],
+)
+async def test_background_jobs_end_with_a_command_that_exits(workspace, mark, command):
+    result = await run_command(command, cwd=str(workspace), timeout=30, signal=AbortController().signal, capture_bytes=1000)
+    assert result.exit_code == 0 and not result.timed_out
+    assert marked_processes(mark) == []
+
+
+async def test_nohup_keeps_a_job_running_after_its_command(workspace, mark):
+    result = await run_command(
+        "nohup sleep 600 >/dev/null 2>&1 &", cwd=str(workspace), timeout=30, signal=AbortController().signal, capture_bytes=1000
+    )
+    assert result.exit_code == 0
+    assert len(marked_processes(mark)) == 1  # the user's explicit choice, as in a terminal that closes
+
+
+KERNEL_STAND_IN = """
+import asyncio, os, sys, time
+from jupyter_agent import AbortController
+from jupyter_agent.tools import process
+from jupyter_agent.tools.process import run_command
+if sys.argv[2] == "unwatched":
+    process.watch = lambda shell: None  # killed while the loop still awaited the spawn: never watched
+
+loop = asyncio.new_event_loop()
+task = loop.create_task(run_command("sleep 600 & sleep 600", cwd=".", timeout=1000, signal=AbortController().signal, capture_bytes=100))
+loop.run_until_complete(asyncio.sleep(0.5))  # the command runs; then the kernel ends without cancelling it
+print("running", flush=True)
+if sys.argv[1] == "exit":
+    sys.exit(0)  # a shutdown: the interpreter exits, its atexit hooks run
+time.sleep(600)  # killed with SIGKILL by the test
+"""
+
+
+@pytest.mark.parametrize(("how", "watched"), [("exit", "watched"), ("SIGKILL", "watched"), ("SIGKILL", "unwatched")])
+def test_a_running_command_ends_when_its_kernel_ends(workspace, mark, how, watched):
+    stand_in = subprocess.Popen(
+        [sys.executable, "-c", KERNEL_STAND_IN, how, watched],
+        cwd=str(workspace),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert stand_in.stdout.readline().strip() == "running"
+        # The stand-in, the shell, two sleeps.
+        wait_until_blocking(lambda: len(marked_processes(mark)) >= 3, 20, "the command's processes", every=0.02)
+        if how == "SIGKILL":
+            stand_in.kill()
+        stand_in.wait(30)
+    finally:
+        stand_in.kill()
+        stand_in.stdout.close()
+    wait_until_blocking(lambda: not marked_processes(mark), 20, "the command's processes to end", every=0.05)
+    assert marked_processes(mark) == []

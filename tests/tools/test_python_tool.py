@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from jupyter_agent import AbortController, RunCancelled
-from jupyter_agent.tools import OutputCaps, ToolError
+from jupyter_agent.tools import OutputCaps
 
 pytestmark = pytest.mark.anyio
 
@@ -69,7 +69,8 @@ async def test_keyboard_interrupt_in_an_infinite_loop_is_a_readable_result(kerne
     send_signal_when(started, signals.SIGINT)
     stdout = sys.stdout
     text = await kernel.error("python", code="n = 1\nprint('looping')\nstarted.set()\nwhile True:\n    n += 1")
-    assert text.startswith("Interrupted (KeyboardInterrupt)") and "looping" in text
+    assert text.startswith("Stopped after ") and "the user interrupted it (Stop or the kernel's Interrupt)" in text
+    assert "looping" in text and "KeyboardInterrupt" not in text and "Traceback" not in text
     assert shell.user_ns["n"] > 1 and sys.stdout is stdout
 
 
@@ -90,8 +91,10 @@ async def test_run_cancelled_raised_by_the_notebook_handler_is_interrupted(kerne
     try:
         send_signal_when(started, signals.SIGUSR1)
         tool = kernel.tools["python"]
-        with pytest.raises(ToolError, match=r"Interrupted \(AgentInterrupt\)"):
+        # RunCancelled, not ToolError: the loop records the call as stopped while running, not failed.
+        with pytest.raises(RunCancelled, match=r"^Stopped after .*: the user interrupted it") as caught:
             await tool.execute(tool.parameters(code="started.set()\nwhile True:\n    pass"), controller.signal)
+        assert "AgentInterrupt" not in str(caught.value) and "Traceback" not in str(caught.value)
     finally:
         signals.signal(signals.SIGUSR1, previous)
     assert sys.stdout is stdout
@@ -101,7 +104,7 @@ async def test_abort_while_the_code_ran_is_reported(kernel, shell):
     controller = AbortController()
     shell.user_ns["controller"] = controller
     tool = kernel.tools["python"]
-    with pytest.raises(ToolError, match=r"Interrupted \(the run was stopped\)") as caught:
+    with pytest.raises(RunCancelled, match=r"^Stopped after .*: the run was stopped") as caught:
         await tool.execute(tool.parameters(code="print('partial')\ncontroller.abort()"), controller.signal)
     assert "partial" in str(caught.value)
 
@@ -139,7 +142,8 @@ async def test_repr_png_objects_and_rich_displays(kernel, shell):
     assert text == "<IPython.core.display.HTML object>\n{'k': 1}"
 
 
-async def test_ten_megabytes_of_output_are_capped_keeping_head_and_tail(kernel):
+async def test_ten_megabytes_of_output_are_capped_keeping_head_and_tail(kernel_with):
+    kernel = kernel_with(data_policy="full")  # the output caps, not the data policy's sample
     code = "print('FIRST')\nfor i in range(200_000):\n    print('x' * 49)\nprint('LAST')"
     text = await kernel.text("python", code=code)
     assert text.startswith("FIRST\n") and text.endswith("LAST")
@@ -148,7 +152,7 @@ async def test_ten_megabytes_of_output_are_capped_keeping_head_and_tail(kernel):
 
 
 async def test_one_huge_line_is_capped(kernel_with):
-    kernel = kernel_with(caps=OutputCaps(max_bytes=5000))
+    kernel = kernel_with(caps=OutputCaps(max_bytes=5000), data_policy="full")
     text = await kernel.text("python", code="print('y' * 10_000_000)")
     assert len(text) < 10_000 and "more characters" in text
 
@@ -176,7 +180,7 @@ async def test_output_goes_to_the_live_hook_as_it_is_printed(shell):
 
     code = "print('first', flush=True)\nassert _live_seen == ['first', '\\n']\nprint('second')"
     shell.user_ns["_live_seen"] = seen
-    (python, *_) = kernel_tools(shell, live=live)
+    (python, *_) = kernel_tools(shell, live=live, data_policy="full")
     result = await python.execute(python.parameters(code=code), AbortController().signal)
     assert result[0].text == "first\nsecond" and entered == [True]
     assert "".join(seen) == "first\nsecond\n"
@@ -206,11 +210,70 @@ async def test_a_watch_line_ends_the_result_and_its_details_ride_along(shell):
     tools = {tool.name: tool for tool in kernel_tools(shell, watch=watch)}
     result = await execute_tool(ToolCall(id="c1", name="python", arguments={"code": "a = 1"}), tools, AbortController().signal)
     assert [block.text for block in result.content] == ["(no output)", "Namespace: + a (int)"]
-    assert result.details == {"namespace": [{"token": 1}]} and watch.seen == ["a = 1"]
+    assert result.details["namespace"] == [{"token": 1}] and watch.seen == ["a = 1"]
     failed = await execute_tool(
         ToolCall(id="c2", name="python", arguments={"code": "a = 2; 1/0"}), tools, AbortController().signal
     )
     assert failed.is_error and failed.content[0].text.endswith("ZeroDivisionError: division by zero\nNamespace: + a (int)")
     watch.line = ""
     quiet = await execute_tool(ToolCall(id="c3", name="python", arguments={"code": "pass"}), tools, AbortController().signal)
-    assert [block.text for block in quiet.content] == ["(no output)"] and quiet.details is None
+    assert [block.text for block in quiet.content] == ["(no output)"] and "namespace" not in (quiet.details or {})
+
+
+class SigintLimit:
+    """A ``TimeLimit`` as the notebook's: SIGINT to this process once the code has run ``seconds``."""
+
+    def __init__(self):
+        self.limits = []
+
+    def __call__(self, seconds):
+        from contextlib import contextmanager
+        from types import SimpleNamespace
+
+        self.limits.append(seconds)
+
+        @contextmanager
+        def limited():
+            state = SimpleNamespace(expired=False)
+
+            def expire():
+                state.expired = True
+                os.kill(os.getpid(), signals.SIGINT)
+
+            timer = threading.Timer(seconds, expire)
+            timer.start()
+            try:
+                yield state
+            finally:
+                timer.cancel()
+
+        return limited()
+
+
+async def test_a_call_past_its_time_limit_is_an_error_result_and_the_namespace_is_kept(shell):
+    from jupyter_agent.tools import kernel_tools
+
+    from .conftest import Runner
+
+    limit = SigintLimit()
+    run = Runner(kernel_tools(shell, time_limit=limit, python_timeout=0.3, data_policy="full"))
+    text = await run.error("python", code="import time\nbefore = 1\nprint('started')\ntime.sleep(30)")
+    assert text.startswith("Timed out: the code was still running at its 0.3 s limit and was interrupted")
+    assert "up to 0.3 s (AgentMagics.python_timeout)" in text and "started" in text
+    assert shell.user_ns["before"] == 1 and limit.limits == [0.3]
+    assert await run.text("python", code="1 + 1") == "Out: 2"  # the shell goes on
+
+
+async def test_the_model_may_ask_for_less_time_but_not_for_more(shell):
+    from jupyter_agent.tools import kernel_tools
+
+    limit = SigintLimit()
+    (python, *_) = kernel_tools(shell, time_limit=limit, python_timeout=60)
+    schema = python.parameters.model_json_schema()
+    assert "default and maximum 60" in schema["properties"]["timeout"]["description"]
+    assert python.limit_for({"code": "x", "timeout": 5}) == 5 and python.limit_for({"code": "x", "timeout": 600}) == 60
+    assert python.limit_for({"code": "x"}) == 60 and python.limit_for({"code": 1, "timeout": "soon"}) is None
+    await python.execute(python.parameters(code="pass", timeout=600), AbortController().signal)
+    assert limit.limits == [60]
+    (unlimited, *_) = kernel_tools(shell)
+    assert "timeout" not in unlimited.parameters.model_json_schema()["properties"] and unlimited.limit_for({"code": "x"}) is None

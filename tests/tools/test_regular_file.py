@@ -1,6 +1,7 @@
 """Special files refused unopened, and atomic replacement: a kill mid-write, a size limit or a
 full disk leaves the original intact."""
 
+import math
 import os
 import random
 import resource
@@ -10,13 +11,15 @@ import stat
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
+from jupyter_agent.files import current_umask
+from jupyter_agent.testing.waiting import wait_until_blocking
+from jupyter_agent.tools import Workspace
 from jupyter_agent.tools.errors import ToolError
-from jupyter_agent.tools.regular_file import current_umask, read_regular, replace_atomically
+from jupyter_agent.tools.regular_file import read_regular, replace_atomically
 
 # Runs read then write of a large content through the real tools, in a process the test can kill.
 WRITER = textwrap.dedent(
@@ -60,6 +63,23 @@ def write_has_begun(workspace: Path) -> bool:
     return len(os.listdir(workspace)) > 1 or data.stat().st_size != len(ORIGINAL)
 
 
+def written(workspace: Path) -> float:
+    """Bytes of the new content in the temporary file so far; infinite once it replaced the original."""
+    for temporary in workspace.glob(".data.txt.*.tmp"):
+        try:
+            return temporary.stat().st_size
+        except FileNotFoundError:  # renamed meanwhile
+            break
+    return math.inf if (workspace / "data.txt").stat().st_size != len(ORIGINAL) else 0
+
+
+def kill_at(writer: subprocess.Popen, workspace: Path, point: float) -> None:
+    """SIGKILL once the write has ``point`` bytes of the new content (or the writer ended)."""
+    wait_until_blocking(lambda: write_has_begun(workspace) or writer.poll() is not None, 30, "the write to begin")
+    wait_until_blocking(lambda: written(workspace) >= point or writer.poll() is not None, 30, "the point of the attack")
+    writer.send_signal(signal.SIGKILL)
+
+
 def test_sigkill_mid_write_leaves_the_original_intact(workspace):
     rng = random.Random(8)
     intact = 0
@@ -67,11 +87,8 @@ def test_sigkill_mid_write_leaves_the_original_intact(workspace):
         (workspace / "data.txt").write_bytes(ORIGINAL)
         writer = start_writer(workspace, 40_000_000)
         assert read_line(writer) == "ready"
-        deadline = time.monotonic() + 30
-        while not write_has_begun(workspace) and writer.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.001)
-        time.sleep(rng.uniform(0, 0.03))  # the attack: a kill at a random point of the write
-        writer.send_signal(signal.SIGKILL)
+        # The attack: a kill at a random point of the write (past its end: while it is synced and renamed).
+        kill_at(writer, workspace, rng.uniform(0, 1.2) * 40_000_000)
         writer.wait(30)
         writer.stdout.close()
         data = (workspace / "data.txt").read_bytes()
@@ -129,7 +146,7 @@ def test_replacing_keeps_mode_and_owner(tmp_path):
     target.chmod(0o600)
     if os.geteuid() == 0:
         os.chown(target, 1234, 5678)
-    replace_atomically(target, b"KEY=2\n", "secret.env")
+    replace_atomically(Workspace(tmp_path), target, b"KEY=2\n", "secret.env")
     status = target.stat()
     assert target.read_bytes() == b"KEY=2\n"
     assert stat.S_IMODE(status.st_mode) == 0o600
@@ -138,14 +155,14 @@ def test_replacing_keeps_mode_and_owner(tmp_path):
 
 
 def test_a_new_file_gets_the_umask_mode_not_the_temporary_files(tmp_path):
-    replace_atomically(tmp_path / "new.txt", b"x", "new.txt")
+    replace_atomically(Workspace(tmp_path), tmp_path / "new.txt", b"x", "new.txt")
     assert stat.S_IMODE((tmp_path / "new.txt").stat().st_mode) == 0o666 & ~current_umask()
 
 
 def test_a_link_keeps_pointing_at_the_replaced_file(tmp_path):
     (tmp_path / "real.txt").write_bytes(b"old")
     (tmp_path / "link.txt").symlink_to("real.txt")
-    replace_atomically(tmp_path / "real.txt", b"new", "real.txt")
+    replace_atomically(Workspace(tmp_path), tmp_path / "real.txt", b"new", "real.txt")
     assert (tmp_path / "link.txt").read_bytes() == b"new"
 
 
@@ -154,10 +171,10 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     with pytest.raises(
         ToolError, match=r"^pipe is a FIFO \(named pipe\), not a regular file; edit works on regular files only\.$"
     ):
-        read_regular(tmp_path / "pipe", "pipe", "edit", 100)
+        read_regular(Workspace(tmp_path), tmp_path / "pipe", "pipe", "edit", 100)
 
 
 def test_a_file_over_the_limit_is_refused_with_advice(tmp_path):
     (tmp_path / "big.bin").write_bytes(b"x" * 2000)
     with pytest.raises(ToolError, match=r"big\.bin is 2\.0 KB, over the 1000 B that edit changes in one piece\. Use bash"):
-        read_regular(tmp_path / "big.bin", "big.bin", "edit", 1000)
+        read_regular(Workspace(tmp_path), tmp_path / "big.bin", "big.bin", "edit", 1000)

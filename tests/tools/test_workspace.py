@@ -62,3 +62,22 @@ def test_relative_names_use_forward_slashes(workspace):
     space = Workspace(workspace)
     assert space.relative(space.root / "a" / "b.py") == "a/b.py"
     assert space.relative(space.root) == "."
+
+
+def test_a_path_swapped_while_it_is_resolved_is_tried_again_then_refused_in_one_line(workspace, monkeypatch):
+    # realpath's lstat saw a link, then readlink found a regular file: EINVAL (a swap in between).
+    space = Workspace(workspace)
+    real_realpath = os.path.realpath
+    failures = [OSError(22, "Invalid argument")]
+
+    def swapped_once(path, *args, **kwargs):
+        if failures:
+            raise failures.pop()
+        return real_realpath(path, *args, **kwargs)
+
+    monkeypatch.setattr(os.path, "realpath", swapped_once)
+    assert space.resolve("f.txt") == space.root / "f.txt"
+    failures.extend(OSError(22, "Invalid argument") for _ in range(3))
+    with pytest.raises(ToolError) as refused:
+        space.resolve("f.txt")
+    assert str(refused.value) == "Cannot resolve 'f.txt': Invalid argument (it kept changing while it was looked at)."

@@ -45,3 +45,12 @@ async def test_refusals(run, workspace, tmp_path):
     (workspace / "out").symlink_to(tmp_path / "target")
     assert "symbolic link" in await run.error("write", path="out/evil.txt", content="x")
     assert not (tmp_path / "target" / "evil.txt").exists()
+
+
+async def test_a_lone_surrogate_in_the_content_is_refused_naming_the_place_and_nothing_is_written(run, workspace):
+    text = await run.error("write", path="notes.txt", content="ok \udc80 then")  # JSON "\udc80" from a model
+    assert text == (
+        "Cannot write notes.txt: content holds a lone surrogate (U+DC80 at character 4), which UTF-8 cannot encode; "
+        "nothing was written. Send the character itself."
+    )
+    assert not (workspace / "notes.txt").exists()

@@ -189,13 +189,7 @@ class ChildJob:
         """Charges the parent with what the child spent since the last relay."""
         assert self.child is not None, "only a started child has spent anything"
         now = self.child.usage
-        delta = RunUsage(
-            input_tokens=now.input_tokens - self._charged.input_tokens,
-            output_tokens=now.output_tokens - self._charged.output_tokens,
-            cache_read_tokens=now.cache_read_tokens - self._charged.cache_read_tokens,
-            cache_write_tokens=now.cache_write_tokens - self._charged.cache_write_tokens,
-            spend_usd=now.spend_usd - self._charged.spend_usd,
-        )
+        delta = now.since(self._charged)
         if delta == RunUsage():
             return
         self._charged = now

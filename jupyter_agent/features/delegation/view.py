@@ -1,17 +1,19 @@
-"""Sub-agents of a ``delegate`` call, each a collapsible card nested under that call's tool card.
+"""How sub-agents are shown: in the panel, each a collapsible card nested under its ``delegate`` call.
 
-Fed by ``child_event(child_id, event)``: ``child_queued`` opens the card, ``child_start`` marks it
-running, then the child's own run events (its text streams, its tool calls as cards) and exactly
-one ``finish``. A card is open while its sub-agent works and folds away when it ends. Its text is
-rendered by the panel's coalescer like the parent's (see ``ChildCards.streams``).
+Fed by ``ChildEvent``s: ``child_queued`` opens the card, ``child_start`` marks it running, then
+the child's own run events (its text streams, its tool calls as cards) and exactly one
+``finish``. A card is open while its sub-agent works and folds away when it ends. Its text is
+rendered by the panel's coalescer like the parent's (see ``ChildCards.streams``). The static
+rendering says in one line how each sub-agent ended; the terminal prints its progress indented.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jupyter_agent.features.delegation.child import REFUSED
+from jupyter_agent.features.delegation.feature import ChildEvent
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.nodes import Node
@@ -19,10 +21,14 @@ from jupyter_agent.notebook.panel.shared import Shared
 from jupyter_agent.notebook.panel.status import finish_state
 from jupyter_agent.notebook.panel.tool_card import ToolCard
 from jupyter_agent.notebook.panel.transcript import MarkdownStream
+from jupyter_agent.notebook.panel.visible import terminal_safe
+from jupyter_agent.notebook.views import BaseView, FeatureViews, PanelSurface, StaticSurface, TextSurface
 from jupyter_agent.runtime.events import FinishEvent, RunTextDeltaEvent
 
 if TYPE_CHECKING:
-    from jupyter_agent.notebook.renderer import ChildEvent
+    from jupyter_agent.features.feature import FeatureEvent
+
+DELEGATE_TOOL = "delegate"  # the call a sub-agent's card is nested under
 
 # A title is one line: the task's start is enough to tell the sub-agents apart.
 TASK_TITLE_CHARS = 70
@@ -63,7 +69,7 @@ class ChildCard:
     def expanded(self) -> bool:
         return bool(self.accordion.selected_index == 0)
 
-    def handle(self, event: ChildEvent) -> None:
+    def handle(self, event: Any) -> None:
         match event.type:
             case "child_start":
                 self._set("running", "running")
@@ -145,7 +151,7 @@ class ChildCards:
         self._shared, self._clock, self._flush, self._poke, self._place = shared, clock, flush, poke, place
         self.cards: dict[str, ChildCard] = {}
 
-    def handle(self, child_id: str, event: ChildEvent) -> None:
+    def handle(self, child_id: str, event: Any) -> None:
         card = self.cards.get(child_id)
         if card is None:
             task = (event.task if event.type == "child_queued" else "") or child_id  # another first event
@@ -160,4 +166,57 @@ class ChildCards:
         return [card.text for card in self.cards.values() if card.text is not None]
 
 
-__all__ = ["ChildCard", "ChildCards"]
+class ChildPanelView(BaseView[PanelSurface]):
+    def __init__(self, surface: PanelSurface) -> None:
+        super().__init__(surface)
+        self.children = ChildCards(
+            shared=surface.shared,
+            clock=surface.now,
+            flush=surface.flush_text,
+            poke=surface.poke,
+            place=lambda node: surface.nest(DELEGATE_TOOL, node),
+        )
+        surface.stream_source(self.children.streams)
+
+    def handle(self, event: FeatureEvent) -> None:
+        assert isinstance(event, ChildEvent)
+        try:
+            self.children.handle(event.child_id, event.event)
+        except Exception as exc:  # noqa: BLE001 - a display problem must not end the sub-agent
+            self.surface.show_error(f"panel could not show a sub-agent's {event.event.type} event: {fmt.error_text(exc)}")
+
+
+class ChildStaticView(BaseView[StaticSurface]):
+    """One line per sub-agent when it ends; its report is the delegate tool's output."""
+
+    def handle(self, event: FeatureEvent) -> None:
+        assert isinstance(event, ChildEvent)
+        if event.event.type != "finish":
+            return
+        state, detail = finish_state(event.event.reason)
+        self.surface.note(f"{_name(event.child_id)} {state}{f' ({detail})' if detail else ''}")
+
+
+class ChildTextView(BaseView[TextSurface]):
+    """A sub-agent's progress as indented lines (its text is the delegate tool's result)."""
+
+    def handle(self, event: FeatureEvent) -> None:
+        assert isinstance(event, ChildEvent)
+        name, child, surface = _name(event.child_id), event.event, self.surface
+        match child.type:
+            case "child_queued":
+                surface.line(surface.dim(f"  ↳ {name}: {terminal_safe(' '.join(child.task.split()))[:100]}"))
+            case "tool_call":
+                surface.line(surface.dim(f"    {name} ▸ {child.name} {fmt.args_summary(child.args)}"))
+            case "finish":
+                state, detail = finish_state(child.reason)
+                surface.line(surface.dim(f"    {name} {state}" + (f" ({detail})" if detail else "")))
+
+
+def _name(child_id: str) -> str:
+    return child_id.replace("child-", "sub-agent ")
+
+
+VIEWS = FeatureViews(events=("child_event",), panel=ChildPanelView, static=ChildStaticView, text=ChildTextView)
+
+__all__ = ["VIEWS", "ChildCard", "ChildCards", "ChildPanelView", "ChildStaticView", "ChildTextView"]

@@ -50,12 +50,23 @@ def diff_states(before: NamespaceState, after: NamespaceState) -> list[Namespace
     for name, new in after.items():
         old = before.get(name)
         if old is None:
-            added.append(NamespaceChange(name, "added", describe(new.value, new.print_)))
+            added.append(describe_change(name, "added", None, new))
         elif old.print_.identity != new.print_.identity:
-            changed.append(NamespaceChange(name, "rebound", _rebound(old, new)))
+            changed.append(describe_change(name, "rebound", old, new))
         elif not old.print_.same_content(new.print_):
-            changed.append(NamespaceChange(name, "mutated", mutation(old.print_, new.print_)))
-    return added + changed + [NamespaceChange(name, "deleted", "") for name in before if name not in after]
+            changed.append(describe_change(name, "mutated", old, new))
+    return added + changed + [describe_change(name, "deleted", before[name], None) for name in before if name not in after]
+
+
+def describe_change(name: str, kind: ChangeKind, old: Entry | None, new: Entry | None) -> NamespaceChange:
+    """The change of one name, with what the tool card says about it."""
+    if kind == "added" and new is not None:
+        return NamespaceChange(name, kind, describe(new.value, new.print_))
+    if kind == "rebound" and old is not None and new is not None:
+        return NamespaceChange(name, kind, _rebound(old, new))
+    if kind == "mutated" and old is not None and new is not None:
+        return NamespaceChange(name, kind, mutation(old.print_, new.print_))
+    return NamespaceChange(name, kind, "")
 
 
 def mutation(old: Fingerprint, new: Fingerprint) -> str:
@@ -89,13 +100,21 @@ def _rebound(old: Entry, new: Entry) -> str:
     return label if old.print_.kind == new.print_.kind else f"{label}, was {old.print_.kind}"
 
 
-def changes_line(changes: list[NamespaceChange]) -> str:
-    """``Namespace: + a (int), ~ b (int)``; empty when nothing changed."""
-    if not changes:
+def changes_line(changes: list[NamespaceChange], opaque: list[str] | tuple[str, ...] = ()) -> str:
+    """``Namespace: + a (int), ~ b (int)``; empty when nothing changed and nothing was opaque.
+
+    ``opaque``: names the call used that could only be compared by identity (looking into them
+    would run their own code), said so after the changes, since a change inside them is not seen.
+    """
+    if not changes and not opaque:
         return ""
     shown = ", ".join(change.text for change in changes[:LINE_NAMES])
     more = f", … and {len(changes) - LINE_NAMES} more" if len(changes) > LINE_NAMES else ""
-    return PREFIX + shown + more
+    line = PREFIX + (shown + more if changes else "no change seen")
+    if opaque:
+        names = ", ".join(opaque[:LINE_NAMES]) + (f" and {len(opaque) - LINE_NAMES} more" if len(opaque) > LINE_NAMES else "")
+        line += f"; compared by identity only (reading them would run their own code): {names}"
+    return line
 
 
-__all__ = ["Entry", "NamespaceChange", "NamespaceState", "changes_line", "diff_states", "mutation"]
+__all__ = ["Entry", "NamespaceChange", "NamespaceState", "changes_line", "describe_change", "diff_states", "mutation"]

@@ -3,8 +3,14 @@
 A fingerprint never copies data. It is the value's identity and type, plus for the mutable
 values people keep in notebooks a shape and a hash: the whole content when it is small, a fixed
 sample of positions when it is big (so a change outside the sample can go unnoticed, by design).
-Unknown objects get identity and type only: reading attributes of an arbitrary object can run
-arbitrary code (a lazy frame's ``shape`` may compute it).
+
+It runs no user code, with the same static lookups as the read-only tools (``tools/objects``):
+types are told by ``type()`` and ``issubclass`` (``isinstance`` reads ``__class__``, which a class
+may define), type names and modules through ``type``'s own descriptors (a metaclass may define
+them), only exact builtin containers are looked into (a subclass's ``__len__`` or ``__iter__`` is
+user code), numpy and pandas objects only when their class is the library's, and items of object
+arrays by identity (their ``repr`` is user code). Any other object gets identity and type only,
+marked ``opaque``: the diff compares it by identity and says so.
 """
 
 from __future__ import annotations
@@ -22,6 +28,12 @@ MAX_SAMPLED_COLUMNS = 64
 _IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), range, frozenset)
 _CODE = (FunctionType, BuiltinFunctionType, MethodType, type, ModuleType)
 PLAIN_TYPES = frozenset((*_IMMUTABLE, FunctionType, ModuleType))  # the common case, by exact type
+CONTAINERS = (list, tuple, dict, set, bytearray)  # looked into only when the type is exactly one of them
+LIBRARIES = ("numpy", "pandas", "polars")
+# A class's own name and module, read through ``type``'s descriptors: a metaclass may define
+# ``__name__`` or ``__module__`` as properties, which ``cls.__name__`` would run.
+type_name = type.__dict__["__name__"].__get__
+type_module = type.__dict__["__module__"].__get__
 
 
 class Fingerprint(NamedTuple):
@@ -32,37 +44,59 @@ class Fingerprint(NamedTuple):
     columns: tuple[str, ...] | None = None  # a frame's column names
     digest: str | None = None  # content hash (whole or sampled); None when not looked at
     nbytes: int | None = None  # the data's size when known without walking it
+    opaque: bool = False  # not looked at because looking would run the object's own code
 
     def same_content(self, other: Fingerprint) -> bool:
         return (self.kind, self.shape, self.columns, self.digest) == (other.kind, other.shape, other.columns, other.digest)
 
 
+def library_of(cls: type) -> str:
+    """The top package of the module that defines ``cls`` ("" when it is not a string)."""
+    module = type_module(cls)
+    return module.split(".")[0] if type(module) is str else ""
+
+
 def fingerprint(value: Any) -> Fingerprint:
     cls = type(value)
-    kind = cls.__name__
-    if cls in PLAIN_TYPES or isinstance(value, _IMMUTABLE) or isinstance(value, _CODE):
+    kind = type_name(cls)
+    if cls in PLAIN_TYPES:
         return Fingerprint(id(value), kind)
-    try:
-        module = type(value).__module__.split(".")[0]
-        if module == "numpy" and hasattr(value, "dtype") and hasattr(value, "shape") and hasattr(value, "flat"):
-            return _array(value, kind)
-        if module == "pandas":
-            if hasattr(value, "columns") and hasattr(value, "_mgr"):
-                return _frame(value, kind)
-            if hasattr(value, "dtype") and hasattr(value, "array"):
-                return _series(value, kind)
-        if module == "polars" and kind == "DataFrame":
-            return Fingerprint(id(value), kind, tuple(value.shape), tuple(map(str, value.columns)), None, value.estimated_size())
-        if isinstance(value, (list, tuple, dict, set, bytearray)):
-            return _container(value, kind)
-    except Exception:  # noqa: BLE001 - a value that cannot be read is compared by identity
-        pass
-    return Fingerprint(id(value), kind)
+    if cls in CONTAINERS:
+        return _container(value, kind)
+    if issubclass(cls, (*_IMMUTABLE, tuple)) or issubclass(cls, _CODE):
+        return Fingerprint(id(value), kind)  # a subclass of an immutable (a namedtuple), a class, a function
+    library = library_of(cls)
+    if library in LIBRARIES:
+        try:
+            found = _library_value(value, cls, kind, library)
+        except Exception:  # noqa: BLE001 - a value the library cannot describe is compared by identity
+            found = None
+        if found is not None:
+            return found
+    return Fingerprint(id(value), kind, opaque=True)
+
+
+def _library_value(value: Any, cls: type, kind: str, library: str) -> Fingerprint | None:
+    if library == "numpy":
+        numpy = sys.modules.get("numpy")
+        return _array(value, kind) if numpy is not None and issubclass(cls, numpy.ndarray) else None
+    if library == "pandas":
+        pandas = sys.modules.get("pandas")
+        if pandas is not None and issubclass(cls, pandas.DataFrame):
+            return _frame(value, kind)
+        if pandas is not None and issubclass(cls, pandas.Series):
+            return _series(value, kind)
+        return None
+    polars = sys.modules.get("polars")
+    if polars is not None and issubclass(cls, polars.DataFrame):
+        columns = tuple(_label(column) for column in value.columns)
+        return Fingerprint(id(value), kind, tuple(value.shape), columns, None, value.estimated_size())
+    return None
 
 
 def light(value: Any) -> Fingerprint:
     """Identity and type only: for values the code could not have changed in place (see ``watch``)."""
-    return Fingerprint(id(value), type(value).__name__)
+    return Fingerprint(id(value), type_name(type(value)))
 
 
 def still_matches(value: Any, print_: Fingerprint) -> bool:
@@ -83,7 +117,7 @@ def describe(value: Any, print_: Fingerprint | None = None) -> str:
     if print_.columns is not None and len(shape) == 2:
         return f"{kind} {shape[0]}×{shape[1]}"
     if kind in ("ndarray", "Series"):
-        dtype = getattr(value, "dtype", "")
+        dtype = getattr(value, "dtype", "") if library_of(type(value)) in LIBRARIES else ""
         size = f", {human_bytes(print_.nbytes)}" if print_.nbytes and print_.nbytes >= 1 << 20 else ""
         return f"{kind} {shape if len(shape) > 1 else shape[0]} {dtype}{size}".replace("  ", " ")
     return f"{kind} of {shape[0]}"
@@ -124,7 +158,7 @@ def _sample_flat(array: Any) -> Any:
 
 def _frame(frame: Any, kind: str) -> Fingerprint:
     rows, width = (int(n) for n in frame.shape)
-    columns = tuple(str(column) for column in frame.columns)
+    columns = tuple(_label(column) for column in frame.columns)
     digest = hashlib.blake2b(repr(frame.index.dtype).encode(), digest_size=16)
     nbytes = 0
     positions = _positions(rows)
@@ -132,9 +166,12 @@ def _frame(frame: Any, kind: str) -> Fingerprint:
     blocks = list(frame._mgr.blocks)[:MAX_SAMPLED_COLUMNS]
     for block in blocks:
         values = block.values
+        digest.update(repr(block.mgr_locs.as_array.tolist()).encode())
+        if library_of(type(values)) not in LIBRARIES:
+            digest.update(str(id(values)).encode())  # an extension array of the user's own: by identity
+            continue
         nbytes += int(getattr(values, "nbytes", 0) or 0)
         sampled = values[..., positions] if getattr(values, "ndim", 1) == 2 else values.take(positions)
-        digest.update(repr(block.mgr_locs.as_array.tolist()).encode())
         digest.update(_bytes_of(sampled))
     digest.update(_bytes_of(frame.index[positions] if rows else ()))
     return Fingerprint(id(frame), kind, (rows, width), columns, digest.hexdigest(), nbytes)
@@ -144,9 +181,23 @@ def _series(series: Any, kind: str) -> Fingerprint:
     length = len(series)
     positions = _positions(length)
     values = series.array
-    digest = hashlib.blake2b(f"{series.dtype}|{series.name}".encode(), digest_size=16)
-    digest.update(_bytes_of(values.take(positions) if length else ()))
+    name = series.name
+    digest = hashlib.blake2b(f"{series.dtype}|{_label(name)}".encode(), digest_size=16)
+    if library_of(type(values)) not in LIBRARIES:
+        digest.update(str(id(values)).encode())  # an extension array of the user's own: by identity
+    else:
+        digest.update(_bytes_of(values.take(positions) if length else ()))
     return Fingerprint(id(series), kind, (length,), None, digest.hexdigest(), int(getattr(values, "nbytes", 0) or 0))
+
+
+def _label(label: Any) -> str:
+    """A column (or series) name as text without running its ``__str__``: plain values as themselves."""
+    cls = type(label)
+    if cls is str:
+        return label
+    if cls in (int, float, bool, type(None)) or library_of(cls) == "numpy":
+        return str(label)
+    return f"<{type_name(cls)} {id(label):x}>"
 
 
 @functools.lru_cache(maxsize=256)
@@ -165,20 +216,29 @@ def _bytes_of(sampled: Any) -> bytes:
         array = numpy.asarray(sampled)
         if not array.dtype.hasobject:
             return array.tobytes()
-        return repr(array.tolist()).encode()
-    except Exception:  # noqa: BLE001 - an exotic extension array: its repr still changes with its values
-        return repr(sampled).encode()
+        return repr([id(item) for item in array.ravel().tolist()]).encode()  # items' reprs are user code
+    except Exception:  # noqa: BLE001 - an exotic extension array: its length is all that is told
+        return str(_length(sampled)).encode()
+
+
+def _length(sampled: Any) -> int:
+    try:
+        return len(sampled) if library_of(type(sampled)) in LIBRARIES or type(sampled) in CONTAINERS else -1
+    except Exception:  # noqa: BLE001
+        return -1
 
 
 def _container(value: Any, kind: str) -> Fingerprint:
+    """An exact list, tuple, dict, set or bytearray: its items by identity (their own code never runs)."""
     length = len(value)
-    if isinstance(value, bytearray):
+    cls = type(value)
+    if cls is bytearray:
         data = bytes(value) if length <= FULL_HASH_BYTES else bytes(value[:: max(1, length // SAMPLE)])
         return Fingerprint(id(value), kind, (length,), None, hashlib.blake2b(data, digest_size=16).hexdigest(), length)
     identities: list[Any]
-    if isinstance(value, dict):
+    if cls is dict:
         identities = [(id(key), id(item)) for key, item in _take(value.items(), length)]
-    elif isinstance(value, set):
+    elif cls is set:
         identities = [id(item) for item in _take(value, length)]
     else:
         step = 1 if length <= FULL_HASH_ITEMS else max(1, length // SAMPLE)
@@ -201,4 +261,16 @@ def _take(items: Any, length: int) -> list[Any]:
     return taken
 
 
-__all__ = ["Fingerprint", "describe", "fingerprint", "human_bytes", "light", "still_matches"]
+__all__ = [
+    "CONTAINERS",
+    "LIBRARIES",
+    "Fingerprint",
+    "describe",
+    "fingerprint",
+    "human_bytes",
+    "library_of",
+    "light",
+    "still_matches",
+    "type_module",
+    "type_name",
+]

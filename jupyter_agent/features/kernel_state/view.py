@@ -8,10 +8,17 @@ report says so; everything else of the step is restored.
 
 from __future__ import annotations
 
-from typing import Any, MutableMapping
+from typing import TYPE_CHECKING, Any, MutableMapping
 
 from jupyter_agent.features.kernel_state.undo_store import MAX_STEPS, NamespaceUndo, history_for
 from jupyter_agent.notebook.report import Report
+from jupyter_agent.notebook.subcommand_parser import Subcommand, session_argument, session_named
+from jupyter_agent.notebook.views import FeatureViews, diff_sections
+
+if TYPE_CHECKING:
+    import argparse
+
+    from jupyter_agent.notebook.magics import AgentMagics
 
 
 def namespace_sections(session: Any) -> tuple[str, str]:
@@ -28,17 +35,18 @@ def namespace_sections(session: Any) -> tuple[str, str]:
     return "\n".join(markdown), "\n".join(text)
 
 
-def diff_report(session: Any) -> Report:
-    """Variables per step, then the files as diffs."""
+def diff_report(session: Any, cells: tuple[str, str] = ("", "")) -> Report:
+    """Variables per step, the notebook cells the agent edited (``cells``: markdown, text), then the files as diffs."""
     names_md, names_text = namespace_sections(session)
     changes = session.snapshots.diff()
-    if not changes and not names_md:
-        return Report("The agent has not changed any file or variable in this session.")
+    if not changes and not names_md and not cells[0]:
+        return Report("The agent has not changed any file, variable or notebook cell in this session.")
     parts = [f"**{change.status}** `{change.path}`\n\n```diff\n{change.diff}\n```" for change in changes]
     text = [f"{change.status} {change.path}\n{change.diff}" for change in changes]
-    if names_md:
-        parts.insert(0, names_md)
-        text.insert(0, names_text)
+    for markdown, plain in reversed([(names_md, names_text), cells]):
+        if markdown:
+            parts.insert(0, markdown)
+            text.insert(0, plain)
     return Report("\n\n".join(parts), "\n".join(text))
 
 
@@ -77,4 +85,20 @@ def _variable_lines(names: NamespaceUndo | None) -> list[str]:
     return lines
 
 
-__all__ = ["diff_report", "namespace_sections", "undo_report"]
+def _diff(magics: AgentMagics, args: argparse.Namespace) -> Report:
+    """Variables per step, what the other features changed (the notebook cells), then the files."""
+    session = session_named(magics, args.session)
+    others = diff_sections(session)
+    return diff_report(session, ("\n\n".join(md for md, _ in others), "\n".join(text for _, text in others)))
+
+
+def _undo(magics: AgentMagics, session: Any, step: int | None) -> Report:
+    return undo_report(session, magics.shell.user_ns if magics.shell is not None else {}, step)
+
+
+DIFF_COMMAND = Subcommand("diff", "What the agent changed: variables per step, files as diffs.", _diff, (session_argument(),))
+
+# Last in line for %agent undo: a step's files and variables (the notebook tools' edits come first).
+VIEWS = FeatureViews(commands=(DIFF_COMMAND,), undo=_undo)
+
+__all__ = ["DIFF_COMMAND", "VIEWS", "diff_report", "namespace_sections", "undo_report"]

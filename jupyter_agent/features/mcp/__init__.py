@@ -8,13 +8,16 @@ secrets with the session's redactor, starts what is not running and returns the 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from jupyter_agent.features.mcp.config import McpConfig, ServerConfig, load_config, select
 from jupyter_agent.features.mcp.consent import Ask, consented
 from jupyter_agent.features.mcp.registry import McpRegistry, registry
 from jupyter_agent.features.mcp.turn import McpTurn
 from jupyter_agent.session.site_policy import SitePolicyError, load_site_policy
+
+if TYPE_CHECKING:
+    from jupyter_agent.runtime.permissions import PermissionMode
 
 
 def session_config(session: Any, configured: Any = None) -> McpConfig:
@@ -53,7 +56,7 @@ async def open_turn(
     configured: Any,
     selection: tuple[str, ...] | None,
     note: Callable[[str], None],
-    mode: str = "yolo",
+    mode: PermissionMode = "yolo",
     ask: Ask | None = None,
     servers: McpRegistry | None = None,
 ) -> McpTurn:

@@ -22,11 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping
 
+from jupyter_agent.errors import JupyterAgentError
+from jupyter_agent.files import parse_json
+
 CONFIG_FILE = ".mcp.json"
 USER_CONFIG = Path("agent") / "mcp.json"  # in Jupyter's config folder: $JUPYTER_CONFIG_DIR, else ~/.jupyter
 CONFIGURED = "AgentMagics.mcp_servers"
 DEFAULT_START_TIMEOUT = 30.0  # an npx/uvx server may download itself on its first start
 DEFAULT_CALL_TIMEOUT = 120.0
+# No server may hold a turn longer than this to start or to answer one call (Stop still ends it sooner).
+MAX_TIMEOUT = 600.0
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _KNOWN_KEYS = frozenset(
     {"type", "command", "args", "env", "cwd", "url", "headers", "startTimeout", "callTimeout", "disabled", "description"}
@@ -82,7 +87,7 @@ class McpConfig:
     disabled: set[str] = field(default_factory=set)  # "disabled": true in the winning source
 
 
-class ConfigProblem(ValueError):
+class ConfigProblem(ValueError, JupyterAgentError):
     pass
 
 
@@ -195,8 +200,9 @@ def _strings(entry: Mapping[str, Any], key: str) -> dict[str, str]:
 
 def _seconds(entry: Mapping[str, Any], key: str, default: float) -> float:
     value = entry.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ConfigProblem(f"{key} must be a positive number of seconds")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT:
+        shown = json.dumps(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else _kind(value)
+        raise ConfigProblem(f"{key} must be a number of seconds above 0 and at most {MAX_TIMEOUT:g}, got {shown}")
     return float(value)
 
 
@@ -215,9 +221,11 @@ def read_file(path: Path, environ: Mapping[str, str], base: Path | None = None) 
     if not text.strip():
         return McpConfig()
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError as error:
         return McpConfig(problems=[f"MCP config {path}: invalid JSON at line {error.lineno} column {error.colno}: {error.msg}"])
+    except ValueError as error:
+        return McpConfig(problems=[f"MCP config {path}: invalid JSON: {error}"])
     return parse_servers(data, str(path), environ, base or path.parent)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
 import sys
 import time
 from contextlib import AsyncExitStack
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Literal
 
+from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.features.mcp.config import ServerConfig
 from jupyter_agent.features.mcp.process import is_alive, kill_group, new_pidfile, read_pid
 from jupyter_agent.features.mcp.tools import forget_listing
@@ -32,7 +34,7 @@ _LOG_TAIL_CHARS = 400  # of the server's stderr, quoted when it fails to start
 _STOP_TIMEOUT = 8.0  # the SDK's own shutdown is bounded (about 2 s + 2 s + 2 s)
 
 
-class ServerUnavailable(RuntimeError):
+class ServerUnavailable(RuntimeError, JupyterAgentError):
     """The server is not running (failed to start, crashed, stopped); the text says why."""
 
 
@@ -239,14 +241,15 @@ class ServerConnection:
     def _transport(self, log: Any) -> Any:
         if self.config.transport == "stdio" and sys.platform != "win32":
             self._pidfile = new_pidfile(self.name)
-        return open_transport(self.config, log, self._pidfile)
+        return open_transport(self.config, self.log_path if log is not None else None, self._pidfile)
 
     def _open_log(self) -> Any:
         if self.log_path is None or self.config.transport == "http":
             return None
         try:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            log = open(self.log_path, "a", encoding="utf-8", errors="replace")  # noqa: SIM115 - closed by _serve
+            descriptor = os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)  # stderr may hold tokens
+            log = os.fdopen(descriptor, "a", encoding="utf-8", errors="replace")  # closed by _serve
         except OSError:
             return None
         log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} starting {self.name}: {self.redact(self.config.describe())}\n")
@@ -260,7 +263,10 @@ class ServerConnection:
         try:
             log.flush()
             with open(self.log_path, encoding="utf-8", errors="replace") as handle:
-                handle.seek(getattr(self, "_log_start", 0))
+                start = getattr(self, "_log_start", 0)
+                size = handle.seek(0, os.SEEK_END)
+                # Past the cap the log was rotated: its start is then in the new file's first bytes.
+                handle.seek(max(start if start <= size else 0, size - 64 * 1024))
                 text = handle.read().strip()
         except OSError:
             return ""

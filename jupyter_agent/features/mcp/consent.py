@@ -2,9 +2,9 @@
 
 A server defined in a ``.mcp.json`` (the notebook's folder or the workspace root) starts a command
 or sends headers, possibly with expanded secrets, to a URL: in ``ask`` mode the approval bar asks
-first ("Allow once" starts it for this kernel; "Allow for this session" and "Allow this exact
-call" also remember it in ``$JUPYTER_CONFIG_DIR/agent/mcp-trusted.json``, by its exact command,
-arguments, environment and URL); ``yolo`` starts it; ``readonly`` and a denial leave it out (for
+first ("Allow once" starts it for this kernel: later turns of the kernel do not ask again; "Allow
+for this session" and "Allow this exact call" also remember it in
+``$JUPYTER_CONFIG_DIR/agent/mcp-trusted.json``, by its exact command, arguments, environment and URL); ``yolo`` starts it; ``readonly`` and a denial leave it out (for
 the rest of the kernel, no question every turn). Servers from the user's own file and from
 ``AgentMagics.mcp_servers`` are the user's and never asked about.
 """
@@ -15,14 +15,19 @@ import inspect
 import json
 import os
 from pathlib import Path
-from typing import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, Mapping, Sequence
 
 from jupyter_agent.features.mcp.config import CONFIGURED, ServerConfig, user_config
+from jupyter_agent.files import parse_json
 from jupyter_agent.runtime import ApprovalRequest
+
+if TYPE_CHECKING:
+    from jupyter_agent.runtime.permissions import PermissionMode
 
 TRUST_FILE = "mcp-trusted.json"
 Ask = Callable[[ApprovalRequest], Awaitable[str] | str]
 _denied: set[str] = set()  # fingerprints refused in this kernel
+_allowed: set[str] = set()  # fingerprints allowed in this kernel ("Allow once": it starts for this kernel)
 
 
 def trust_file(environ: Mapping[str, str] | None = None) -> Path:
@@ -35,7 +40,7 @@ def needs_consent(server: ServerConfig, environ: Mapping[str, str] | None = None
 
 def _trusted(path: Path) -> set[str]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return set()
     return {item for item in data.get("trusted", []) if isinstance(item, str)} if isinstance(data, dict) else set()
@@ -65,7 +70,7 @@ def request_for(server: ServerConfig, redact: Callable[[str], str]) -> ApprovalR
 async def consented(
     servers: Sequence[ServerConfig],
     *,
-    mode: str,
+    mode: PermissionMode,
     ask: Ask | None,
     redact: Callable[[str], str],
     problem: Callable[[str], None],
@@ -77,7 +82,7 @@ async def consented(
     allowed = []
     for server in servers:
         key = _key(server)
-        if not needs_consent(server) or key in trusted or mode == "yolo":
+        if not needs_consent(server) or key in trusted or key in _allowed or mode == "yolo":
             allowed.append(server)
             continue
         if key in _denied or mode == "readonly" or ask is None:
@@ -89,6 +94,7 @@ async def consented(
         if decision in ("tool", "call"):
             remember(server, trust)
         if decision in ("once", "tool", "call"):
+            _allowed.add(key)
             allowed.append(server)
         else:
             _denied.add(key)

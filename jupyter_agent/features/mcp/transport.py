@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_agent.features.mcp.config import ServerConfig
+from jupyter_agent.features.mcp.launcher import LOG_MAX_BYTES
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
 
 
-def open_transport(config: ServerConfig, log: Any, pidfile: Path | None) -> Any:
-    """The transport's async context manager; ``log`` gets a stdio server's stderr, ``pidfile`` its pid."""
+def open_transport(config: ServerConfig, log_path: Path | None, pidfile: Path | None) -> Any:
+    """The transport's async context manager; a stdio server's stderr goes to ``log_path`` (capped
+    by the launcher) and its launcher's pid to ``pidfile``."""
     if config.transport == "http":
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
@@ -26,18 +28,24 @@ def open_transport(config: ServerConfig, log: Any, pidfile: Path | None) -> Any:
         return _http(streamable_http_client(config.url, http_client=client), client)
     from mcp import StdioServerParameters, stdio_client
 
-    if sys.platform == "win32":  # no exec, no PR_SET_PDEATHSIG: the SDK's job object ends the tree
+    if sys.platform == "win32":  # no fork, no PR_SET_PDEATHSIG: the SDK's job object ends the tree
+        log = open(log_path, "a", encoding="utf-8", errors="replace") if log_path else None  # noqa: SIM115
         return stdio_client(
             StdioServerParameters(command=config.command, args=list(config.args), env=dict(config.env), cwd=config.cwd),
             errlog=_errlog(log),
         )
+    supervision = ["--parent", str(os.getpid())]
+    if pidfile is not None:
+        supervision += ["--pidfile", str(pidfile)]
+    if log_path is not None:
+        supervision += ["--log", str(log_path), "--log-max", str(LOG_MAX_BYTES)]
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-S", "-I", str(LAUNCHER), str(pidfile), str(os.getpid()), config.command, *config.args],
+        args=["-S", "-I", str(LAUNCHER), *supervision, "--", config.command, *config.args],
         env=dict(config.env),
         cwd=config.cwd,
     )
-    return stdio_client(params, errlog=_errlog(log))
+    return stdio_client(params, errlog=_errlog(None))  # the launcher writes the server's stderr to its log
 
 
 def _errlog(log: Any) -> Any:

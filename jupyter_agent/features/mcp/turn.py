@@ -3,13 +3,12 @@
 ``McpTurn.open`` resolves the configuration, starts what is not running (the panel shows
 "starting MCP servers: a, b…" meanwhile) and makes the tools. Every problem (a malformed file, a
 server that did not start, a call that failed) becomes one line of the panel's note; the turn
-goes on without what failed. ``step_hook`` re-lists a server's tools at the next step after it
-announced ``notifications/tools/list_changed``.
+goes on without what failed. ``refresh`` re-lists a server's tools (the feature calls it before the
+next step after the server announced ``notifications/tools/list_changed``).
 """
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -19,7 +18,6 @@ from jupyter_agent.features.mcp.connection import ServerConnection, ServerUnavai
 from jupyter_agent.features.mcp.registry import McpRegistry, registry
 from jupyter_agent.features.mcp.tools import server_tools
 from jupyter_agent.loop import AgentTool
-from jupyter_agent.runtime import StepOverrides
 
 _REFRESH_TIMEOUT = 10.0
 Note = Callable[[str], None]
@@ -83,27 +81,12 @@ class McpTurn:
             return ""
         return "MCP servers unavailable in this turn (their tools are missing; the user was told why): " + ", ".join(down) + "."
 
-    def step_hook(self, base_tool_names: Sequence[str], inner: Callable[..., Any] | None) -> Callable[..., Any]:
-        """``prepare_step`` around ``inner``: picks up changed tool lists before the next request."""
+    def tools_stale(self) -> bool:
+        """A server announced a changed tool list since it was last read."""
+        return any(connection.tools_stale for connection in self.connections)
 
-        async def prepare_step(context: Any) -> Any:
-            overrides = None
-            if inner is not None:
-                overrides = inner(context)
-                if inspect.isawaitable(overrides):
-                    overrides = await overrides
-            if not any(connection.tools_stale for connection in self.connections):
-                return overrides
-            await self._refresh()
-            overrides = overrides or StepOverrides()
-            names = list(overrides.tools) if overrides.tools is not None else list(base_tool_names)
-            kept = [name for name in names if not (isinstance(name, str) and name.startswith("mcp__"))]
-            overrides.tools = [*kept, *self.tools]
-            return overrides
-
-        return prepare_step
-
-    async def _refresh(self) -> None:
+    async def refresh(self) -> None:
+        """Re-lists the tools of every server whose list changed; a server that fails keeps its old list."""
         taken = {tool.name for name, tools in self._by_server.items() for tool in tools}
         for connection in self.connections:
             if not connection.tools_stale or connection.status != "running":

@@ -91,7 +91,6 @@ class ExternalCalls:
         emit: Callable[[RunEvent], None],
         recorder: CallRecorder,
         cell_turns: CellTurns,
-        redact: Callable[[str], str] = lambda text: text,
         after_call: Callable[[], None] = lambda: None,
         run_code: CodeRunner | None = None,
     ) -> None:
@@ -101,7 +100,6 @@ class ExternalCalls:
         self.emit = emit
         self.recorder = recorder
         self.cell_turns = cell_turns
-        self.redact = redact
         self.after_call = after_call  # e.g. settle the step's file snapshots
         self.calls = 0
         self.pending: set[asyncio.Task[Any]] = set()
@@ -137,15 +135,7 @@ class ExternalCalls:
         return result
 
     def _finish(self, client: str, call: ToolCall, result: ToolResultMessage) -> None:
-        self._safely(
-            ToolResultEvent(
-                tool_call_id=call.id,
-                name=call.name,
-                content=list(result.content),
-                is_error=result.is_error,
-                details=result.details,
-            )
-        )
+        self._safely(ToolResultEvent.of(result))
         self.recorder.record(client, call, result)
         try:
             self.after_call()

@@ -4,9 +4,13 @@ The socket is bound before anything starts, so a port in use is an error of the 
 cell, not of a background task. uvicorn serves on the running loop (no thread: the tools touch
 the user's namespace, which belongs to the kernel's thread) and never installs signal handlers
 (SIGINT is the kernel's Interrupt). Every request must carry ``Authorization: Bearer <token>``
-(compared in constant time) or gets 401; only ``/mcp`` exists; the SDK checks the Host and Origin
-headers (DNS rebinding). ``close()`` stops listening at once, so the port is closed when the
-cell that stops the server returns; open connections are then wound down within a second.
+(compared in constant time) or gets 401, counted (``BearerGate.refused``, shown in the serve
+panel); only ``/mcp`` exists; the SDK checks the Host and Origin headers (DNS rebinding). A client
+session that has no request in flight for ``idle_seconds`` expires (its id then answers 404 and the
+client initializes again), and at most ``max_sessions`` are open at once (503 past that): clients
+that never close theirs (Inspector, health checks) cannot pile them up. ``close()`` stops listening
+at once, so the port is closed when the cell that stops the server returns; open connections are
+then wound down within a second.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ import contextlib
 import hmac
 import json
 import socket
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from jupyter_agent.errors import JupyterAgentError
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -26,7 +32,7 @@ GRACEFUL_SECONDS = 1.0  # open streams (a client's GET stream never ends by itse
 UNAUTHORIZED = "missing or wrong bearer token: use the token %agent serve printed"
 
 
-class PortUnavailableError(OSError):
+class PortUnavailableError(OSError, JupyterAgentError):
     """The port cannot be bound (in use, or privileged); the text names it."""
 
 
@@ -54,10 +60,11 @@ def url_of(sock: socket.socket) -> str:
 class BearerGate:
     """ASGI: ``/mcp`` with the right bearer token goes to the MCP app; anything else is refused."""
 
-    def __init__(self, app: Any, token: str) -> None:
+    def __init__(self, app: Any, token: str, on_refused: Callable[[int], None] = lambda count: None) -> None:
         self.app = app
         self._expected = f"Bearer {token}".encode()
         self.refused = 0
+        self.on_refused = on_refused  # told the new count after each refusal (the serve panel shows it)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -68,6 +75,7 @@ class BearerGate:
         given = next((value for key, value in scope["headers"] if key == b"authorization"), b"")
         if not hmac.compare_digest(given, self._expected):
             self.refused += 1
+            self.on_refused(self.refused)
             await _respond(send, 401, {"error": UNAUTHORIZED}, [(b"www-authenticate", b'Bearer realm="jupyter-agent"')])
             return
         await self.app(scope, receive, send)
@@ -83,11 +91,23 @@ async def _respond(send: Any, status: int, body: dict[str, str], headers: list[t
 class HttpEndpoint:
     """``serve()`` (the server's task) runs the SDK's session manager and uvicorn on ``sock``."""
 
-    def __init__(self, server: Server[Any], sock: socket.socket, token: str) -> None:
+    def __init__(
+        self,
+        server: Server[Any],
+        sock: socket.socket,
+        token: str,
+        *,
+        idle_seconds: float = 600.0,
+        max_sessions: int = 100,
+        on_refused: Callable[[int], None] = lambda count: None,
+    ) -> None:
         self.server = server
         self.sock = sock
         self.port = sock.getsockname()[1]
         self.token = token
+        self.idle_seconds = idle_seconds
+        self.max_sessions = max_sessions
+        self.on_refused = on_refused
         self.gate: BearerGate | None = None
         self._uvicorn: Any = None
         self.closed = False
@@ -102,8 +122,13 @@ class HttpEndpoint:
             allowed_hosts=[f"{HOST}:{self.port}", f"localhost:{self.port}"],
             allowed_origins=[f"http://{HOST}:{self.port}", f"http://localhost:{self.port}"],
         )
-        manager = StreamableHTTPSessionManager(app=self.server, security_settings=security, session_idle_timeout=None)
-        self.gate = BearerGate(manager.handle_request, self.token)
+        manager = StreamableHTTPSessionManager(
+            app=self.server,
+            security_settings=security,
+            session_idle_timeout=self.idle_seconds,
+            max_sessions=self.max_sessions,
+        )
+        self.gate = BearerGate(manager.handle_request, self.token, self.on_refused)
         config = uvicorn.Config(
             self.gate,
             lifespan="off",

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import json
 import secrets
 import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.features.mcp_server.adapters import client_name, mcp_result, mcp_tools
 from jupyter_agent.features.mcp_server.calls import CodeRunner, ExternalCalls
 from jupyter_agent.features.mcp_server.cell_turns import CellTurns
@@ -26,6 +28,7 @@ from jupyter_agent.features.mcp_server.record import CallRecorder
 if TYPE_CHECKING:
     from jupyter_agent.loop import AgentTool
     from jupyter_agent.runtime.permissions import PermissionMode
+    from jupyter_agent.runtime.privacy import PrivacyGate
 
 SERVER_NAME = "jupyter-agent"
 INSTRUCTIONS = (
@@ -37,7 +40,7 @@ INSTRUCTIONS = (
 TOKEN_BYTES = 24  # 192 bits, URL-safe: 32 characters
 
 
-class AlreadyServingError(RuntimeError):
+class AlreadyServingError(RuntimeError, JupyterAgentError):
     pass
 
 
@@ -46,6 +49,13 @@ class ServeSettings:
     port: int = 0
     permissions: PermissionMode = "ask"
     cell_running: bool = True  # started from a cell, which is executing now
+    # Clients that never close their sessions (health checks, Inspector) must not pile them up:
+    session_idle_seconds: float = 600.0  # a session with no request in flight this long expires
+    max_sessions: int = 100  # open at once; a client past that gets 503 until one expires
+
+
+REGISTERED = "serve-client.json"  # beside the session: a client was given this notebook's server before
+CLIENT_ENTRY_NAME = "jupyter-kernel"  # the name clients are told to register the server under
 
 
 @dataclass
@@ -59,15 +69,20 @@ class McpServe:
     settings: ServeSettings = field(default_factory=ServeSettings)
     after_call: Callable[[], None] = lambda: None
     run_code: CodeRunner | None = None  # how a python call's code runs (the notebook routes ■ into it)
+    # What a result passes before it leaves the kernel: the data policy and secret redaction (None:
+    # secrets only). The tools make their results under the same policy (their model copies).
+    privacy: PrivacyGate | None = None
     token: str = field(default_factory=lambda: secrets.token_urlsafe(TOKEN_BYTES))
     url: str = ""
     task: asyncio.Task[None] | None = None
     loop: asyncio.AbstractEventLoop | None = None
     calls: ExternalCalls | None = None
     stopped: bool = False
+    replaces: bool = False  # a server of this notebook was given to clients before: they must replace it
     _endpoint: HttpEndpoint | None = None
     _cell_turns: CellTurns | None = None
     _recorder: CallRecorder | None = None
+    _refusal_shown: asyncio.TimerHandle | None = None
 
     @property
     def port(self) -> int:
@@ -102,11 +117,18 @@ class McpServe:
             emit=renderer.handle,
             recorder=self._recorder,
             cell_turns=self._cell_turns,
-            redact=self.session.store.redactor.redact,
             after_call=self.after_call,
             run_code=self.run_code,
         )
-        self._endpoint = HttpEndpoint(self._mcp_server(), sock, self.token)
+        self._endpoint = HttpEndpoint(
+            self._mcp_server(),
+            sock,
+            self.token,
+            idle_seconds=self.settings.session_idle_seconds,
+            max_sessions=self.settings.max_sessions,
+            on_refused=self._refused,
+        )
+        self.replaces = _registered(self.session.path, self.url)
         self._cell_turns.install()
         # The task is made in the cell's context: the panel's last rendering goes to this cell.
         self.task = self.loop.create_task(self._serve())
@@ -133,7 +155,7 @@ class McpServe:
         renderer = self.renderer
         assert self._endpoint is not None and self._recorder is not None
         try:
-            renderer.set_state("running", f"serving at {self.url}")
+            renderer.set_state("running", self.state_text())
             await self._endpoint.serve()
         except asyncio.CancelledError:
             raise
@@ -148,6 +170,25 @@ class McpServe:
             _safely(renderer.set_state, "stopped", "no longer serving")
             _safely(renderer.finish)
 
+    def _refused(self, count: int) -> None:
+        """A request with a wrong token (a client still holding a stale one): counted in the panel."""
+        if count == 1 or self.loop is None:
+            self._show_refused()
+        elif self._refusal_shown is None:  # a flood of them updates the panel once a second, not per request
+            self._refusal_shown = self.loop.call_later(1.0, self._show_refused)
+
+    def _show_refused(self) -> None:
+        self._refusal_shown = None
+        if not self.stopped:
+            _safely(self.renderer.set_state, "running", self.state_text())
+
+    def state_text(self) -> str:
+        """The serve panel's state line: where it serves, and the requests refused so far."""
+        refused = self.refused
+        if not refused:
+            return f"serving at {self.url}"
+        return f"serving at {self.url} · {refused} refused request{'s' if refused != 1 else ''}: wrong token"
+
     def _close_at_exit(self) -> None:
         if self._endpoint is not None:
             self._endpoint.close()
@@ -159,7 +200,9 @@ class McpServe:
         listing = mcp_tools(self.tools)
         calls = self.calls
         assert calls is not None
-        redact = self.session.store.redactor.redact
+        from jupyter_agent.runtime.privacy import PrivacyGate
+
+        gate = self.privacy or PrivacyGate("full")
 
         async def list_tools(ctx: Any, params: Any) -> mcp_types.ListToolsResult:
             return mcp_types.ListToolsResult(tools=listing)
@@ -171,7 +214,7 @@ class McpServe:
                 await session.report_progress(count, None, message)
 
             result = await calls.call(params.name, params.arguments, client_name(session), progress)
-            return mcp_result(result, redact)
+            return mcp_result(gate.result(result))
 
         return Server(
             SERVER_NAME, version=_version(), instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool
@@ -193,6 +236,23 @@ def stop_serving() -> McpServe | None:
     if server is not None:
         server.stop()
     return server
+
+
+def _registered(session_path: Any, url: str) -> bool:
+    """Whether a server of this notebook was given to clients before (the marker beside its
+    session), recording that one is now; a marker that cannot be written only costs the hint."""
+    from pathlib import Path
+
+    from jupyter_agent.files import atomic_write
+
+    marker = Path(session_path).parent / REGISTERED
+    before = marker.exists()
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(marker, json.dumps({"name": CLIENT_ENTRY_NAME, "url": url}).encode(), mode=0o600, durable=False)
+    except OSError:
+        pass
+    return before
 
 
 def _on_thread_of(loop: asyncio.AbstractEventLoop) -> bool:
@@ -218,4 +278,4 @@ def _version() -> str:
         return ""
 
 
-__all__ = ["AlreadyServingError", "McpServe", "ServeSettings", "serving", "stop_serving"]
+__all__ = ["CLIENT_ENTRY_NAME", "AlreadyServingError", "McpServe", "ServeSettings", "serving", "stop_serving"]

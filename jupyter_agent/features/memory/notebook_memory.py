@@ -1,13 +1,14 @@
 """Memory for a notebook's turns, opt-in: until it is enabled, every method does nothing.
 
-The notebook builds one per turn from ``%%agent --memory`` / ``AgentMagics.memory``:
+The memory feature (``feature.py``) builds one per turn from ``%%agent --memory`` /
+``AgentMagics.memory``:
 
-    memory = NotebookMemory.for_notebook(notebook_path, enabled=settings.memory)
-    tools += memory.tools(on_change=panel.memory_saved)       # [] when off
-    sections.append(memory.step_section)                       # "" when off
+    memory = NotebookMemory(memory_store(session), enabled=True)
+    tools = memory.tools(on_change=changed)                    # [] when off
+    section = memory.step_section()                            # "" when off
     ...
-    changes = await memory.after_turn(stream_fn, model, result.messages[len(prior):])
-    panel.memory_saved(*changes)                               # each has .undo()
+    changes = await memory.after_turn(stream_fn, model, added)
+    changed(*changes)                                          # a MemorySavedEvent; each change has .undo()
 
 When off, nothing touches the disk: no folder, no index, no extraction request.
 """

@@ -15,14 +15,14 @@ them after every change. Writes are atomic and secrets are redacted like in sess
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+from jupyter_agent.errors import JupyterAgentError
+from jupyter_agent.files import atomic_write
 from jupyter_agent.session.catalog import sessions_folder
 from jupyter_agent.session.redact import Redactor
 
@@ -43,7 +43,7 @@ RESERVED_NAMES = frozenset({"memory"})
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
-class MemoryRefused(ValueError):
+class MemoryRefused(ValueError, JupyterAgentError):
     """A refused write; the message is written for the model."""
 
 
@@ -212,7 +212,7 @@ class MemoryStore:
 
     def _put(self, slug: str, text: str) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        _atomic_write(self.folder / f"{slug}.md", text)
+        _write_private(self.folder / f"{slug}.md", text)
         self._write_index()
 
     def _remove(self, slug: str) -> None:
@@ -221,18 +221,12 @@ class MemoryStore:
 
     def _write_index(self) -> None:
         body = self.index_text() or "(no facts saved yet)"
-        _atomic_write(self.index_path, f"# Memory\n\n{body}\n")
+        _write_private(self.index_path, f"# Memory\n\n{body}\n")
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+def _write_private(path: Path, text: str) -> None:
+    # Private like the session; a note is replaced whole (never half written), a power cut may lose it.
+    atomic_write(path, text.encode("utf-8"), new_mode=0o600, durable=False)
 
 
 __all__ = [

@@ -7,6 +7,7 @@ Undo sends the inverse operations, newest first, to the frontend.
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,6 +43,29 @@ class NotebookEdit:
             "cell_type": before.get("cell_type", "code"),
             "source": before.get("source", ""),
         }
+
+
+def edits_sections(edits: list[NotebookEdit]) -> tuple[str, str]:
+    """The edits ``%agent diff`` lists (markdown, text), per step, each as a diff of its cell; empty if none.
+
+    Cells are named by their position when edited (as ``notebook_read`` and ``@cell[N]`` count) and id.
+    """
+    if not edits:
+        return "", ""
+    markdown = ["**Notebook cells**, per step:"]
+    text = ["notebook cells, per step:"]
+    for edit in edits:
+        where = f"cell {edit.index} (`{edit.cell_id}`)"
+        before = str((edit.before or {}).get("source", ""))
+        after = str((edit.after or {}).get("source", ""))
+        label = f"cell {edit.index}"
+        lines = difflib.unified_diff(
+            before.splitlines(), after.splitlines(), f"{label} (before)", f"{label} (after)", lineterm=""
+        )
+        diff = "\n".join(lines) or f"{label}: no change"
+        markdown.append(f"- step {edit.step}: {edit.op} of {where}\n\n```diff\n{diff}\n```")
+        text.append(f"  step {edit.step}: {edit.op} of cell {edit.index} ({edit.cell_id})\n{diff}")
+    return "\n".join(markdown), "\n".join(text)
 
 
 class NotebookEditLog:

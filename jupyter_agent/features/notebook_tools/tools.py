@@ -9,37 +9,37 @@ it, and recorded for ``%agent undo``. Running a cell needs the frontend.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, Sequence
 
+import anyio.to_thread
 from pydantic import BaseModel, Field
 
-from jupyter_agent.features.notebook_tools.cells import Cell, outline
+from jupyter_agent.features.frontend import NEEDS_EXTENSION, FrontendError, NotebookFrontend
+from jupyter_agent.features.notebook_tools.cells import Cell, cells_output, outlines
 from jupyter_agent.features.notebook_tools.disk import read_disk_cells
 from jupyter_agent.features.notebook_tools.edit_log import NotebookEdit, NotebookEditLog
-from jupyter_agent.features.notebook_tools.frontend import FrontendError, NotebookFrontend
-from jupyter_agent.features.notebook_tools.state import NotebookReadState
-from jupyter_agent.loop import AbortSignal, AgentTool
+from jupyter_agent.features.notebook_tools.other import read_other_notebook
+from jupyter_agent.features.notebook_tools.running import RunControl, run_tool
+from jupyter_agent.features.notebook_tools.state import NotebookReadState, edit_preview
+from jupyter_agent.loop import AbortSignal, AgentTool, ToolOutput
 from jupyter_agent.messages import TextContent
+from jupyter_agent.tools.blocking import in_thread
+from jupyter_agent.tools.data_policy import DataPolicy
+from jupyter_agent.tools.disclosure import disclosed
 from jupyter_agent.tools.errors import ToolError
 
 LIVE_SOURCE = "the live notebook in JupyterLab (unsaved edits included)"
-NEEDS_EXTENSION = (
-    "{what} needs the jupyter-agent JupyterLab extension connected to this notebook "
-    "(open the notebook in JupyterLab with the extension installed)."
-)
-RUN_NEEDS_EXTENSION = (
-    NEEDS_EXTENSION.format(what="Running a notebook cell") + " Without it, run the code with the `python` tool instead."
-)
-RUN_WHILE_WAITING = (
-    "notebook_run cannot run a cell now: this %%agent cell waits for its turn (--wait), so the "
-    "kernel runs no other cell until the turn ends. Run the code with the `python` tool instead."
-)
-RUN_TIMEOUT = 600.0
 NOTEBOOK_TOOLS = ("notebook_read", "notebook_edit", "notebook_run")
 
 
 class ReadArgs(BaseModel):
+    path: str | None = Field(
+        None,
+        description="Another notebook to read instead of this one: a .ipynb path relative to the workspace, "
+        "read from its saved file (read-only). Default: the notebook this agent runs in.",
+    )
     cell_ids: list[str] = Field(default_factory=list, description="Cells to show in full, by id.")
     start: int | None = Field(None, description="First cell index of a range to show in full.")
     end: int | None = Field(None, description="Last cell index (inclusive) of that range.")
@@ -57,11 +57,6 @@ class EditArgs(BaseModel):
     cell_type: Literal["code", "markdown"] = Field("code", description="Type of the new or replaced cell.")
 
 
-class RunArgs(BaseModel):
-    cell_id: str = Field(description="The cell to run, by id (notebook_read shows ids).")
-    timeout: float = Field(RUN_TIMEOUT, gt=0, le=3600, description="Seconds to wait for the cell to finish.")
-
-
 @dataclass
 class NotebookContext:
     """What the tools need: the frontend bridge, the disk fallback and where edits are recorded."""
@@ -70,40 +65,58 @@ class NotebookContext:
     notebook_path: Callable[[], Path | None]
     user_ns: dict[str, Any]
     edit_log: NotebookEditLog | None = None
+    # What the user typed for each kernel input (IPython's raw input history): cells read from the
+    # kernel's history show it, not the code IPython made of a magic.
+    typed_inputs: Sequence[str] = ()
     current_step: Callable[[], int] = lambda: 0
     state: NotebookReadState = field(default_factory=NotebookReadState)
     # The %%agent cell itself waits for the turn (--wait, headless): the kernel cannot run another cell.
     cell_waits: bool = False
+    workspace: Path | None = None  # where other notebooks may be read from (notebook_read's path)
+    # What of the cells' outputs the model may read (their sources are code and prose: always).
+    policy: DataPolicy = field(default_factory=DataPolicy)
+    # notebook_run's guards (time limit, slow cells) and the stale cells it can re-run.
+    run: RunControl = field(default_factory=RunControl)
 
-    async def cells(self) -> tuple[list[Cell], str]:
+    async def cells(self, *, payloads: bool = False) -> tuple[list[Cell], str]:
+        """The notebook's cells; from the file, with the outputs' images and HTML only if ``payloads``."""
         if self.frontend.connected:
             try:
                 raw = await self.frontend.read_cells()
                 return [Cell.from_json(i, cell) for i, cell in enumerate(raw)], LIVE_SOURCE
             except FrontendError:
                 pass  # the document went away mid-turn: the file still answers
-        return read_disk_cells(self.notebook_path(), self.user_ns)
+        # A big notebook takes a while to read: off the kernel's loop.
+        path, typed = self.notebook_path(), self.typed_inputs
+        return await anyio.to_thread.run_sync(partial(read_disk_cells, path, self.user_ns, typed, payloads=payloads))
 
 
 def notebook_tools(context: NotebookContext) -> list[AgentTool]:
-    return [_read_tool(context), _edit_tool(context), _run_tool(context)]
+    return [_read_tool(context), _edit_tool(context), run_tool(context)]
 
 
 def _read_tool(context: NotebookContext) -> AgentTool:
-    async def execute(given: BaseModel, signal: AbortSignal) -> list[Any]:
+    async def execute(given: BaseModel, signal: AbortSignal) -> ToolOutput:
         args = ReadArgs.model_validate(given)
-        cells, source = await context.cells()
+        path = args.path
+        other = path is not None
+        if path is not None:
+            cells, source = await in_thread(lambda stop: read_other_notebook(context.workspace, path))
+        else:
+            # An outline needs no images; cells read in full attach theirs.
+            cells, source = await context.cells(payloads=_wants_cells(args))
         chosen = _chosen(cells, args)
+        policy = context.policy
         if chosen is None:
-            context.state.saw(cells)
-            return [TextContent(text=outline(cells, source))]
-        context.state.saw(chosen)
-        blocks: list[Any] = [TextContent(text=f"source: {source}")]
-        for cell in chosen:
-            text, images = cell.full()
-            blocks.append(TextContent(text=text))
-            blocks.extend(images)
-        return blocks
+            if not other:  # another notebook is never edited: nothing to check staleness against
+                context.state.saw(cells)
+            shown, whole = outlines(cells, source, policy)
+            withheld = "the values of the cells' outputs" if shown != whole else ""
+            return disclosed([TextContent(text=shown)], [TextContent(text=whole)], policy, withheld)
+        if not other:
+            context.state.saw(chosen)
+        head = TextContent(text=f"source: {source}")
+        return cells_output([head], [head], chosen, policy)
 
     return AgentTool(
         name="notebook_read",
@@ -111,7 +124,7 @@ def _read_tool(context: NotebookContext) -> AgentTool:
             "Read the notebook this agent runs in. With no arguments: an outline of every cell (index, id, type, "
             "execution count, the start of its source, a summary of its outputs, errors included). With cell_ids "
             "or start/end: those cells' full source and outputs, images attached. Says whether it read the live "
-            "document or the file on disk."
+            "document or the file on disk. With path: another notebook of the workspace, the same way (read-only)."
         ),
         parameters=ReadArgs,
         execute=execute,
@@ -120,8 +133,12 @@ def _read_tool(context: NotebookContext) -> AgentTool:
     )
 
 
+def _wants_cells(args: ReadArgs) -> bool:
+    return bool(args.cell_ids) or args.start is not None or args.end is not None
+
+
 def _chosen(cells: list[Cell], args: ReadArgs) -> list[Cell] | None:
-    if not args.cell_ids and args.start is None and args.end is None:
+    if not _wants_cells(args):
         return None
     by_id = {cell.id: cell for cell in cells}
     missing = [cell_id for cell_id in args.cell_ids if cell_id not in by_id]
@@ -183,6 +200,7 @@ def _edit_tool(context: NotebookContext) -> AgentTool:
         parameters=EditArgs,
         execute=execute,
         label="Edit notebook",
+        approval_preview=edit_preview,  # the approval shows the cell's change as a diff, and only that
     )
 
 
@@ -216,32 +234,3 @@ def _cell_json(cell: Cell | None) -> dict[str, Any] | None:
     if cell is None:
         return None
     return {"id": cell.id, "cell_type": cell.cell_type, "source": cell.source}
-
-
-def _run_tool(context: NotebookContext) -> AgentTool:
-    async def execute(given: BaseModel, signal: AbortSignal) -> list[Any]:
-        args = RunArgs.model_validate(given)
-        if not context.frontend.connected:
-            raise ToolError(RUN_NEEDS_EXTENSION)
-        if context.cell_waits:
-            raise ToolError(RUN_WHILE_WAITING)
-        try:
-            result = await context.frontend.run_cell(args.cell_id, args.timeout)
-        except FrontendError as error:
-            raise ToolError(f"could not run cell {args.cell_id}: {error}") from None
-        cell = Cell.from_json(int(result.get("index", 0)), result.get("cell") or {"id": args.cell_id})
-        text, images = cell.full()
-        failed = any(output.get("output_type") == "error" for output in cell.outputs)
-        status = "finished with an error" if failed else "finished"
-        return [TextContent(text=f"Cell {args.cell_id} {status}.\n{text}"), *images]
-
-    return AgentTool(
-        name="notebook_run",
-        description=(
-            "Run a cell of the notebook in JupyterLab, as if the user ran it: its output lands in that cell. "
-            "Returns the cell's outputs (errors included) once it finished."
-        ),
-        parameters=RunArgs,
-        execute=execute,
-        label="Run cell",
-    )

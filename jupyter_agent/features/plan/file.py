@@ -4,17 +4,23 @@ The session file is an append-only journal of a fixed set of record kinds; the p
 document that changes in place, so it lives in its own file, rewritten atomically (a crash leaves
 the old plan or the new one, never half of each). ``PlanFile.state()`` loads the plan and keeps
 the file current on every change, which is all resume needs.
+
+The session file decides which plan is current: every accepted ``plan`` call's result holds the
+whole checklist (its details), so the plan of a branch is the one its last such call left. When a
+re-run cell branches the session before the turns it replaces (``SessionStore.redo``), their plan
+goes with them: ``state(history)`` rolls the file back to the branch's plan.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from jupyter_agent.features.plan.state import PlanError, PlanState
+from jupyter_agent.files import atomic_write
+from jupyter_agent.messages import Message
 
 PLAN_SUFFIX = ".plan.json"
 _log = logging.getLogger(__name__)
@@ -25,12 +31,27 @@ def plan_path(session_path: str | Path) -> Path:
     return session.with_name(session.stem + PLAN_SUFFIX)
 
 
+def recorded_plan(history: Sequence[Message]) -> PlanState | None:
+    """The plan the last accepted ``plan`` call of ``history`` left (None: no call set one)."""
+    for message in reversed(history):
+        if message.role == "tool_result" and message.tool_name == "plan" and not message.is_error:
+            try:
+                return PlanState.from_json(message.details)
+            except PlanError:
+                continue  # a record that holds no plan (edited by hand): the call before it decides
+    return None
+
+
 class PlanFile:
     def __init__(self, session_path: str | Path) -> None:
         self.path = plan_path(session_path)
 
-    def load(self) -> PlanState:
-        """The saved plan; an empty one when there is none or the file is unreadable."""
+    def load(self, history: Sequence[Message] | None = None) -> PlanState:
+        """The saved plan; an empty one when there is none or the file is unreadable. With the
+        session's ``history`` (its active branch): the plan that branch's calls left, empty when
+        they made none."""
+        if history is not None:
+            return recorded_plan(history) or PlanState()
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             return PlanState.from_json(data)
@@ -44,18 +65,15 @@ class PlanFile:
     def save(self, state: PlanState) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(state.to_json(), ensure_ascii=False, indent=1)
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=self.path.name, suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                file.write(text)
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        # Private like the session it belongs to; a plan lost to a power cut is only a checklist.
+        atomic_write(self.path, text.encode("utf-8"), new_mode=0o600, durable=False)
 
-    def state(self) -> PlanState:
-        """The saved plan, saved again after every change."""
-        state = self.load()
+    def state(self, history: Sequence[Message] | None = None) -> PlanState:
+        """The saved plan (with ``history``: the branch's plan, saved when the file held another),
+        saved again after every change."""
+        state = self.load(history)
+        if history is not None and state.to_json() != self.load().to_json():
+            self.save(state)  # the turns that made the file's plan are on another branch now
         state.on_change(self.save)
         return state
 
@@ -64,4 +82,4 @@ class PlanFile:
         PlanFile(session_path).save(self.load())
 
 
-__all__ = ["PLAN_SUFFIX", "PlanFile", "plan_path"]
+__all__ = ["PLAN_SUFFIX", "PlanFile", "plan_path", "recorded_plan"]

@@ -15,6 +15,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Literal
 
+from jupyter_agent.errors import JupyterAgentError
+
 Status = Literal["pending", "in_progress", "done"]
 STATUSES = ("pending", "in_progress", "done")
 # The plan is re-sent with every request: a checklist, not a document.
@@ -25,7 +27,7 @@ _MARKS = {"pending": "[ ]", "in_progress": "[>]", "done": "[x]"}
 _log = logging.getLogger(__name__)
 
 
-class PlanError(ValueError):
+class PlanError(ValueError, JupyterAgentError):
     """A change the plan refuses; the message is written for the model."""
 
 

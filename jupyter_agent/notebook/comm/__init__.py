@@ -46,6 +46,7 @@ for a missing frontend):
 from jupyter_agent.notebook.comm.hooks import (
     DetachedTarget,
     current_cell_id,
+    current_client,
     materialize_last_turn,
     register_comm_target,
     target_for,
@@ -70,6 +71,7 @@ __all__ = [
     "Provenance",
     "combined_source",
     "current_cell_id",
+    "current_client",
     "last_turn_cells",
     "materialize_fallback",
     "materialize_last_turn",

@@ -42,7 +42,10 @@ class DetachedTarget:
     def send_materialize(self, cells: Sequence[CellSpec], parent_cell_hint: str | None = None) -> bool:
         return False
 
-    def send_notebook_request(self, request: Any) -> bool:
+    def send_notebook_request(self, request: Any, to: Any = None) -> bool:
+        return False
+
+    def send_notice(self, message: Any) -> bool:
         return False
 
 
@@ -71,20 +74,33 @@ def target_for(shell: Any) -> AgentCommTarget | DetachedTarget:
     return _TARGETS.get(shell) or DetachedTarget()
 
 
+def current_client(shell: Any) -> str | None:
+    """The kernel client session (one per browser tab) that sent the message being handled.
+
+    Call it in the magic itself, while the cell's execute_request is the kernel's parent message.
+    """
+    parent = _parent(shell)
+    session = (parent.get("header") or {}).get("session")
+    return session if isinstance(session, str) and session else None
+
+
+def _parent(shell: Any) -> dict:
+    get_parent = getattr(getattr(shell, "kernel", None), "get_parent", None)
+    if get_parent is None:
+        return {}
+    try:
+        parent = get_parent() or {}
+    except Exception:  # noqa: BLE001 - an old or unusual kernel: no parent, no harm
+        return {}
+    return parent if isinstance(parent, dict) else {}
+
+
 def current_cell_id(shell: Any) -> str | None:
     """The id of the cell being executed, as JupyterLab sends it (``metadata.cellId``).
 
     Call it in the magic itself, while the cell's execute_request is the kernel's parent message.
     """
-    kernel = getattr(shell, "kernel", None)
-    get_parent = getattr(kernel, "get_parent", None)
-    if get_parent is None:
-        return None
-    try:
-        parent = get_parent() or {}
-    except Exception:  # noqa: BLE001 - an old or unusual kernel: no cell id, no harm
-        return None
-    cell_id = (parent.get("metadata") or {}).get("cellId")
+    cell_id = (_parent(shell).get("metadata") or {}).get("cellId")
     return cell_id if isinstance(cell_id, str) else None
 
 

@@ -1,8 +1,10 @@
 """The notebook tools' frontend, implemented over the extension's comm (``NotebookFrontend``).
 
-Requests go to the newest connected notebook panel and are awaited on the kernel's loop, which
-stays free while the agent waits (the comm reply is handled there). Without the extension an
-insert can still be offered as the next cell with ``set_next_input``.
+Requests go to the view the turn came from (``target.Addressee``: the side panel's notebook view
+that asked, else a view of the browser tab that ran the cell, else the panel opened last), fixed
+when the frontend is made, at the turn's start, and are awaited on the kernel's loop, which stays
+free while the agent waits (the comm reply is handled there). Without the extension an insert can
+still be offered as the next cell with ``set_next_input``.
 """
 
 from __future__ import annotations
@@ -10,10 +12,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from jupyter_agent.features.notebook_tools import FrontendError
+from jupyter_agent.features.frontend import FrontendError
 from jupyter_agent.notebook.comm import protocol as p
-from jupyter_agent.notebook.comm.hooks import target_for
-from jupyter_agent.notebook.comm.target import AgentCommTarget
+from jupyter_agent.notebook.comm.hooks import current_client, target_for
+from jupyter_agent.notebook.comm.target import Addressee, AgentCommTarget, asking_frontend
 
 READ_TIMEOUT = 20.0  # a busy browser answers comm messages between renders
 
@@ -21,6 +23,7 @@ READ_TIMEOUT = 20.0  # a busy browser answers comm messages between renders
 class CommNotebookFrontend:
     def __init__(self, shell: Any) -> None:
         self.shell = shell
+        self.addressee = Addressee(asking_frontend.get(), current_client(shell))
 
     @property
     def connected(self) -> bool:
@@ -48,7 +51,7 @@ class CommNotebookFrontend:
     def send_edit(self, operation: dict[str, Any]) -> bool:
         """An edit without waiting for the answer (``%agent undo`` runs inside a cell)."""
         request = p.NotebookRequest(request_id=_new_id(), action="edit", operation=operation)
-        return target_for(self.shell).send_notebook_request(request)
+        return target_for(self.shell).send_notebook_request(request, self.addressee)
 
     async def _ask(self, request: p.NotebookRequest, timeout: float) -> p.NotebookReply:
         import asyncio
@@ -57,7 +60,7 @@ class CommNotebookFrontend:
         if not isinstance(target, AgentCommTarget) or not target.connected:
             raise FrontendError("the JupyterLab extension is not connected")
         try:
-            reply = await target.notebook_request(request, timeout)
+            reply = await target.notebook_request(request, timeout, self.addressee)
         except asyncio.TimeoutError:
             raise FrontendError(f"the notebook did not answer within {timeout:g} s") from None
         except LookupError as error:

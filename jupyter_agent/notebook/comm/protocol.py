@@ -5,30 +5,37 @@ Every message is a JSON object with a ``type``. The frontend opens a comm on the
 (or a failed ``reply`` and closes the comm when the versions differ). Requests carry a
 ``request_id`` that the kernel's answer repeats. Both sides ignore fields they do not know, so a
 newer peer may add fields without a version bump; removing or changing one needs a new version.
-The TypeScript mirror is ``labextension/src/protocol.ts``; both sides are tested against the JSON
+The messages of the everyday surfaces (completion, edit, side panel) are in ``surfaces``. The
+TypeScript mirror is ``labextension/src/protocol.ts``; both sides are tested against the JSON
 schema generated from these models (``comm/schema.py``, checked in as
-``labextension/protocol/comm.schema.json``).
+``labextension/protocol/comm.schema.json``). The live panel's own wire is ``panel_protocol``.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
+
+from jupyter_agent.errors import JupyterAgentError
+from jupyter_agent.notebook.comm.message import ProtocolMessage
+from jupyter_agent.notebook.comm.surfaces import (
+    ChatFinished,
+    ChatRequest,
+    ChatStarted,
+    CompleteCancel,
+    CompleteRequest,
+    Completion,
+    EditCancel,
+    EditCellRequest,
+    EditDecision,
+    EditProposal,
+    EditReview,
+    EditReviewDone,
+)
 
 TARGET_NAME = "jupyter_agent"
 PROTOCOL_VERSION = 1
-
-
-class ProtocolMessage(BaseModel):
-    # Unknown fields are ignored: a newer peer may add some without breaking this one.
-    # The kernel always sends every field (defaults included), so its schema requires them all.
-    # Schemas are built on first use: ``%load_ext`` imports this module to register the comm
-    # target, and building ~20 of them then held up the notebook's next cell by ~0.1 s.
-    model_config = ConfigDict(extra="ignore", json_schema_serialization_defaults_required=True, defer_build=True)
-
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
 
 
 # -- frontend -> kernel ------------------------------------------------------------------------
@@ -86,11 +93,52 @@ class NotebookReply(ProtocolMessage):
     index: int | None = None  # that cell's index
 
 
+class NotebookMoved(ProtocolMessage):
+    """The notebook is now at ``path`` (server-relative): sent when the extension connects and
+    when the notebook is renamed or moved (``previous``: where it was). Its sessions follow it."""
+
+    type: Literal["notebook_moved"] = "notebook_moved"
+    request_id: str | None = None
+    path: str
+    previous: str | None = None
+
+
 FrontendMessage = Annotated[
-    Union[Hello, Stop, Steer, ListSessions, OpenSession, MaterializeRequest, NotebookReply], Field(discriminator="type")
+    Union[
+        Hello,
+        Stop,
+        Steer,
+        ListSessions,
+        OpenSession,
+        MaterializeRequest,
+        NotebookReply,
+        CompleteRequest,
+        CompleteCancel,
+        EditCellRequest,
+        EditCancel,
+        EditDecision,
+        ChatRequest,
+        NotebookMoved,
+    ],
+    Field(discriminator="type"),
 ]
 _FRONTEND: TypeAdapter[FrontendMessage] | None = None  # built on the first message (see ProtocolMessage)
-FRONTEND_TYPES = ("hello", "stop", "steer", "list_sessions", "open_session", "materialize_request", "notebook_reply")
+FRONTEND_TYPES = (
+    "hello",
+    "stop",
+    "steer",
+    "list_sessions",
+    "open_session",
+    "materialize_request",
+    "notebook_reply",
+    "complete_request",
+    "complete_cancel",
+    "edit_cell",
+    "edit_cancel",
+    "edit_decision",
+    "chat_request",
+    "notebook_moved",
+)
 
 
 # -- kernel -> frontend ------------------------------------------------------------------------
@@ -190,12 +238,27 @@ class NotebookRequest(ProtocolMessage):
 
 
 KernelMessage = Annotated[
-    Union[Welcome, RunStarted, RunFinished, Materialize, Sessions, Transcript, Reply, NotebookRequest],
+    Union[
+        Welcome,
+        RunStarted,
+        RunFinished,
+        Materialize,
+        Sessions,
+        Transcript,
+        Reply,
+        NotebookRequest,
+        Completion,
+        EditProposal,
+        EditReview,
+        EditReviewDone,
+        ChatStarted,
+        ChatFinished,
+    ],
     Field(discriminator="type"),
 ]
 
 
-class ProtocolError(ValueError):
+class ProtocolError(ValueError, JupyterAgentError):
     """A frontend message that does not follow this schema; ``request_id`` if one was readable."""
 
     def __init__(self, message: str, request_id: str | None = None) -> None:
@@ -203,7 +266,7 @@ class ProtocolError(ValueError):
         self.request_id = request_id
 
 
-def parse_frontend_message(data: Any) -> Hello | Stop | Steer | ListSessions | OpenSession | MaterializeRequest | NotebookReply:
+def parse_frontend_message(data: Any) -> Any:  # one of FrontendMessage's models
     if not isinstance(data, dict):
         raise ProtocolError(f"a message must be a JSON object, not {type(data).__name__}")
     request_id = data.get("request_id") if isinstance(data.get("request_id"), str) else None
@@ -225,8 +288,21 @@ __all__ = [
     "PROTOCOL_VERSION",
     "TARGET_NAME",
     "CellSpec",
+    "ChatFinished",
+    "ChatRequest",
+    "ChatStarted",
+    "CompleteCancel",
+    "CompleteRequest",
+    "Completion",
+    "EditCancel",
+    "EditCellRequest",
+    "EditDecision",
+    "EditProposal",
+    "EditReview",
+    "EditReviewDone",
     "ProtocolMessage",
     "FrontendMessage",
+    "NotebookMoved",
     "Hello",
     "KernelMessage",
     "ListSessions",

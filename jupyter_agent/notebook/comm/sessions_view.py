@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
+from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.notebook.comm.protocol import SessionSummary
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ RESULT_CHARS = 2_000
 _SUFFIX = ".jsonl"
 
 
-class UnknownSessionError(LookupError):
+class UnknownSessionError(LookupError, JupyterAgentError):
     pass
 
 

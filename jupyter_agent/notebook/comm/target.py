@@ -11,13 +11,18 @@ that ``%load_ext jupyter_agent`` ran, after a page reload too.
 
 Threads: JupyterLab ≥ 4.4 sends comm messages over a kernel subshell, so the callbacks below may
 run on a subshell thread. Everything they do is handed to the kernel's event loop, where the
-agent lives.
+agent lives, except the inline completions' ``complete_request`` and ``complete_cancel``
+(``THREAD_SAFE``): a keystroke's request must not wait for the kernel's loop, which may be busy
+with a turn, so the handler takes them on the thread they arrived on and hands them to the
+completions' own thread.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from contextvars import ContextVar
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
@@ -30,6 +35,23 @@ from jupyter_agent.notebook.comm.sessions_view import read_history, session_file
 from jupyter_agent.notebook.threads import call_on_loop
 
 log = logging.getLogger("jupyter_agent.comm")
+# Messages the handler takes on any thread (its complete / cancel_completion are thread-safe).
+THREAD_SAFE = frozenset({"complete_request", "complete_cancel"})
+
+
+# The frontend whose message is being handled: a turn it starts (the side panel's chat) addresses
+# its notebook requests to that view, not to whichever view of the notebook opened last.
+asking_frontend: ContextVar[str | None] = ContextVar("asking_frontend", default=None)
+
+
+@dataclass(frozen=True)
+class Addressee:
+    """Which frontend a turn's notebook requests go to, in order: the view that asked (its comm),
+    a view of the browser client that ran the cell (``client``: the kernel client's session id,
+    one per browser tab; a second tab has a document of its own), else the view opened last."""
+
+    comm_id: str | None = None
+    client: str | None = None
 
 
 class AgentCommHandler(Protocol):
@@ -44,6 +66,29 @@ class AgentCommHandler(Protocol):
     def steer(self, text: str, session: str | None) -> str:
         """Deliver ``text`` to the running turn at its next step; return what happened."""
 
+    def complete(self, request: p.CompleteRequest, send: Callable[[p.Completion], None]) -> None:
+        """Start an inline completion; ``send`` each ``completion`` message (it never raises).
+
+        Called on the thread the message arrived on, and ``send`` may be called on any thread."""
+
+    def cancel_completion(self, request_id: str) -> None:
+        """Stop that completion (the user typed on); called on the thread the message arrived on."""
+
+    def edit_cell(self, request: p.EditCellRequest, send: Callable[[p.ProtocolMessage], None]) -> None:
+        """Start an Edit with Agent run; ``send`` its ``edit_proposal`` (or a failed reply)."""
+
+    def cancel_edit(self, request_id: str) -> None:
+        """Stop that run (the user closed its prompt box)."""
+
+    def decide_edit(self, decision: p.EditDecision) -> str:
+        """Record what the user did with a proposal; return what happened."""
+
+    def chat(self, request: p.ChatRequest, send: Callable[[p.ProtocolMessage], None]) -> p.ProtocolMessage:
+        """Start a side panel turn; return its ``chat_started`` (``send`` gets its ``chat_finished``)."""
+
+    def notebook_moved(self, path: str, previous: str | None) -> str:
+        """The notebook is at ``path`` now (it was at ``previous``): its sessions follow it."""
+
 
 class _Beacon(BaseComm):
     """A comm of the target that no frontend knows: it only shows up in ``comm_info_reply``."""
@@ -57,11 +102,13 @@ class AgentCommTarget:
         self.handler = handler
         self.comm_manager = comm_manager
         self.frontends: dict[str, Any] = {}  # comm id -> open comm
+        self.clients: dict[str, str | None] = {}  # comm id -> the kernel client session that opened it
         self.runs: dict[str, p.RunState] = {}  # session -> its running turn
         self.last_cell: dict[str, str | None] = {}  # session -> agent cell of its last finished turn
         self._loop = loop
         self._beacon: _Beacon | None = None
-        self._notebook_replies: dict[str, asyncio.Future] = {}  # request id -> the waiting notebook tool
+        # request id -> (the waiting notebook tool, the comm asked): only that comm's reply counts
+        self._notebook_replies: dict[str, tuple[asyncio.Future, str]] = {}
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -79,6 +126,7 @@ class AgentCommTarget:
         for comm in list(self.frontends.values()):
             _quietly(comm.close, {"reason": "the jupyter_agent extension was unloaded"})
         self.frontends.clear()
+        self.clients.clear()
 
     @property
     def connected(self) -> bool:
@@ -106,24 +154,48 @@ class AgentCommTarget:
         self._broadcast(p.Materialize(cells=list(cells), cell_id=parent_cell_hint))
         return True
 
-    async def notebook_request(self, request: p.NotebookRequest, timeout: float) -> p.NotebookReply:
-        """Sends ``request`` to the newest frontend and waits for its reply (``LookupError`` without one)."""
+    def addressee(self, client: str | None = None) -> Addressee:
+        """Where the notebook requests of a turn starting now go (``client``: the cell's client session)."""
+        return Addressee(asking_frontend.get(), client)
+
+    def frontend_for(self, to: Addressee | None = None) -> Any:
+        """The open comm ``to`` names (see ``Addressee``); None when no frontend is connected."""
         if not self.frontends:
+            return None
+        if to is not None and to.comm_id in self.frontends:
+            return self.frontends[to.comm_id]
+        if to is not None and to.client is not None:
+            same_client = [comm for comm_id, comm in self.frontends.items() if self.clients.get(comm_id) == to.client]
+            if same_client:
+                return same_client[-1]  # views of one tab share its document: any of them answers alike
+        return list(self.frontends.values())[-1]  # the notebook panel opened last is the one in front
+
+    async def notebook_request(self, request: p.NotebookRequest, timeout: float, to: Addressee | None = None) -> p.NotebookReply:
+        """Sends ``request`` to the frontend ``to`` names and waits for its reply (``LookupError`` without one)."""
+        comm = self.frontend_for(to)
+        if comm is None:
             raise LookupError("no JupyterLab frontend with the extension is connected")
-        comm = list(self.frontends.values())[-1]  # the notebook panel opened last is the one in front
         future = asyncio.get_running_loop().create_future()
-        self._notebook_replies[request.request_id] = future
+        self._notebook_replies[request.request_id] = (future, comm.comm_id)
         try:
             comm.send(request.to_json())
             return await asyncio.wait_for(future, timeout)
         finally:
             self._notebook_replies.pop(request.request_id, None)
 
-    def send_notebook_request(self, request: p.NotebookRequest) -> bool:
-        """Fire and forget (``%agent undo`` runs in a cell, which cannot wait for a comm reply)."""
+    def send_notice(self, message: p.ProtocolMessage) -> bool:
+        """Sends ``message`` to every frontend (the one showing the cell it names acts on it)."""
         if not self.frontends:
             return False
-        _quietly(list(self.frontends.values())[-1].send, request.to_json())
+        self._broadcast(message)
+        return True
+
+    def send_notebook_request(self, request: p.NotebookRequest, to: Addressee | None = None) -> bool:
+        """Fire and forget (``%agent undo`` runs in a cell, which cannot wait for a comm reply)."""
+        comm = self.frontend_for(to)
+        if comm is None:
+            return False
+        _quietly(comm.send, request.to_json())
         return True
 
     # -- comm callbacks ------------------------------------------------------------------------
@@ -143,8 +215,24 @@ class AgentCommTarget:
                 f"jupyter_agent speaks {p.PROTOCOL_VERSION}: install matching versions",
             )
         self.frontends[comm.comm_id] = comm
-        comm.on_msg(lambda message: call_on_loop(self._loop, self.handle, comm, message.get("content", {}).get("data")))
-        comm.on_close(lambda message: self.frontends.pop(comm.comm_id, None))
+        self.clients[comm.comm_id] = (msg.get("header") or {}).get("session")
+
+        def on_message(message: dict) -> None:  # on the thread the message arrived on (a subshell's)
+            data = message.get("content", {}).get("data")
+            if isinstance(data, dict):
+                log.debug("%s arrived %s", data.get("request_id"), data.get("type"))
+                if data.get("type") in THREAD_SAFE:
+                    self.handle(comm, data)
+                    return
+            call_on_loop(self._loop, self.handle, comm, data)
+
+        comm.on_msg(on_message)
+
+        def on_close(message: dict) -> None:
+            self.frontends.pop(comm.comm_id, None)
+            self.clients.pop(comm.comm_id, None)
+
+        comm.on_close(on_close)
         log.debug("frontend %s connected (%s)", comm.comm_id, hello.client)
         call_on_loop(self._loop, self._welcome, comm)
 
@@ -157,18 +245,21 @@ class AgentCommTarget:
 
     def handle(self, comm: Any, data: Any) -> None:
         """Answers one frontend message on ``comm``; every failure becomes a failed reply."""
+        asking = asking_frontend.set(getattr(comm, "comm_id", None))
         try:
             message = p.parse_frontend_message(data)
-            answer = self._answer(message)
+            answer = self._answer(message, comm)
         except p.ProtocolError as error:
             answer = p.Reply(request_id=error.request_id, ok=False, message=str(error))
         except Exception as error:  # noqa: BLE001 - the frontend shows why, the kernel goes on
             request_id = data.get("request_id") if isinstance(data, dict) else None
             answer = p.Reply(request_id=request_id, ok=False, message=str(error) or type(error).__name__)
+        finally:
+            asking_frontend.reset(asking)
         if answer is not None:
             comm.send(answer.to_json())
 
-    def _answer(self, message: Any) -> p.ProtocolMessage | None:
+    def _answer(self, message: Any, comm: Any) -> p.ProtocolMessage | None:
         if isinstance(message, p.Stop):
             return p.Reply(request_id=message.request_id, ok=True, message=self.handler.stop(message.session))
         if isinstance(message, p.Steer):
@@ -188,10 +279,30 @@ class AgentCommTarget:
             )
         if isinstance(message, p.MaterializeRequest):
             return self._materialize_answer(message)
+        if isinstance(message, p.CompleteRequest):
+            self.handler.complete(message, lambda update: _quietly(comm.send, update.to_json()))
+            return None
+        if isinstance(message, p.CompleteCancel):
+            self.handler.cancel_completion(message.request_id)
+            return None
+        if isinstance(message, p.EditCellRequest):
+            self.handler.edit_cell(message, lambda answer: _quietly(comm.send, answer.to_json()))
+            return None
+        if isinstance(message, p.EditCancel):
+            self.handler.cancel_edit(message.request_id)
+            return None
+        if isinstance(message, p.ChatRequest):
+            return self.handler.chat(message, lambda answer: _quietly(comm.send, answer.to_json()))
+        if isinstance(message, p.EditDecision):
+            return p.Reply(request_id=message.request_id, ok=True, message=self.handler.decide_edit(message))
+        if isinstance(message, p.NotebookMoved):
+            return p.Reply(
+                request_id=message.request_id, ok=True, message=self.handler.notebook_moved(message.path, message.previous)
+            )
         if isinstance(message, p.NotebookReply):
-            future = self._notebook_replies.get(message.request_id)
-            if future is not None and not future.done():
-                future.set_result(message)
+            waiting = self._notebook_replies.get(message.request_id)
+            if waiting is not None and waiting[1] == comm.comm_id and not waiting[0].done():
+                waiting[0].set_result(message)  # another view's answer to the same id is not this one's
             return None
         return None  # a second hello: nothing to add
 
@@ -237,4 +348,4 @@ def _quietly(function: Callable[..., None], *args: Any) -> None:
         log.debug("comm call failed", exc_info=True)
 
 
-__all__ = ["AgentCommHandler", "AgentCommTarget"]
+__all__ = ["Addressee", "AgentCommHandler", "AgentCommTarget", "asking_frontend"]

@@ -1,10 +1,10 @@
 """Renderers of agent runs: the ipywidgets panel, a static Markdown fallback, terminal text.
 
-All three are pure consumers of run events with the same surface: `handle(event)`,
-`ask(request)`, `set_state`, `show_error`, `note`, `flush`, `set_model(label, context_window)`,
-`show_plan(plan)`, `memory_saved(*changes)` and `child_event(child_id, event)`; the widget panel
-also has `offer_materialize(cells, materialize)`. Names resolve on first use so the terminal
-renderer never imports ipywidgets.
+All three are pure consumers of a turn's events with the same surface (``notebook/renderer.py``):
+`handle(event)`, `ask(request)`, `set_state`, `show_error`, `note`, `flush`, `set_model(label,
+context_window)`; what a feature shows arrives as a `FeatureEvent` and goes to the views its view
+module registers (``notebook/views.py``). Names resolve on first use so the terminal renderer
+never imports ipywidgets.
 """
 
 from __future__ import annotations

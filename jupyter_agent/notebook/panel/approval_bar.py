@@ -3,7 +3,10 @@
 `ask()` shows the bar and awaits a future; a button click only resolves that future (callbacks
 never block the kernel). Cancelling `ask()` hides the bar. Requests are taken one at a time.
 The whole call is shown, however long (its code blocks scroll), with invisible and bidi
-characters revealed: what is approved is exactly what runs.
+characters revealed: what is approved is exactly what runs. A tool that says what a call will do
+(``AgentTool.approval_preview``, e.g. a notebook edit's cell diff) has that shown first, and when
+the preview says all of it (``ApprovalPreview.complete``) the arguments fold away behind one
+click; the bar knows no tool by name.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from jupyter_agent.loop.types import ApprovalPreview
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.nodes import Button
@@ -81,11 +85,10 @@ class ApprovalBar:
         # which the formatted code below shows in full: only the tool's part is kept.
         label = str(fmt.field(request, "label") or name).split(" {", 1)[0].split(" [", 1)[0]
         note = f' <span class="ja-note">{escape(reveal(label))}</span>' if label not in (name, "") else ""
+        said = str(fmt.field(request, "note", "") or "")  # what the arguments do not say (slow, stale cells)
+        note += f'<div class="ja-note ja-approval-note">{escape(reveal(said))}</div>' if said else ""
         self._title.value = f"<b>Allow <code>{escape(name)}</code> to run?</b>{note}"
-        args = fmt.field(request, "args", {})
-        self._args.value = (_diff_html(args) if name == "notebook_edit" and isinstance(args, dict) else "") + args_html(
-            args, limit=None
-        )
+        self._args.value = call_html(request)
         self.buttons["tool"].description = f"Allow {name} for this session"
         set_visible(self.widget, True)
         if self.changed is not None:
@@ -106,12 +109,25 @@ def _resolve(future: asyncio.Future[Decision], decision: Decision) -> None:
 _DIFF_COLORS = {"+": "var(--jp-success-color1, #388e3c)", "-": "var(--jp-error-color1, #d32f2f)"}
 
 
-def _diff_html(args: dict[str, Any]) -> str:
-    """A notebook edit as the diff of the cell it changes, lines coloured by their sign."""
-    from jupyter_agent.features.notebook_tools.state import edit_diff
+def call_html(request: Any) -> str:
+    """The call as the bar shows it: the tool's own preview first (``ApprovalPreview``), then its
+    arguments, whole; a preview that says all the call does folds the arguments away (one click)."""
+    args = args_html(fmt.field(request, "args", {}), limit=None)
+    preview = fmt.field(request, "preview", None)
+    if not isinstance(preview, ApprovalPreview):
+        return args
+    shown = preview_html(preview)
+    if preview.complete:
+        return f'{shown}<details class="ja-approval-args"><summary>Arguments</summary>{args}</details>'
+    return shown + args
 
+
+def preview_html(preview: ApprovalPreview) -> str:
+    """A tool's preview of its call: a diff with lines coloured by their sign, code, or text."""
+    if preview.kind != "diff":
+        return f'<pre class="ja-preview ja-preview-{preview.kind}">{escape(reveal(preview.text))}</pre>'
     rows = []
-    for line in edit_diff(args).splitlines():
+    for line in preview.text.splitlines():
         color = _DIFF_COLORS.get(line[:1]) if not line.startswith(("+++", "---")) else None
         text = escape(reveal(line))
         rows.append(f'<span style="color:{color}">{text}</span>' if color else text)

@@ -2,10 +2,16 @@
 
 The buttons only call the hooks the integration installs (`on_stop`, `on_steer`,
 `on_follow_up`); those put work on the loop and return at once.
+
+The box and its buttons are handled on the thread their messages arrive on (like Stop, see
+``handle_where_sent``): while agent-run Python blocks the loop, the run can only take a message
+once that call returns, so a sent message is listed as queued at once, by the controls, and the
+run's own "queued" event later confirms that entry instead of adding a second one.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -13,6 +19,8 @@ from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
 
 _PLACEHOLDER = "Message the agent…"
+# A steer sent while the loop is busy (agent-run Python) is taken by the run once that call returns.
+AFTER_RUNNING_CALL = "will reach the agent after the running call"
 # Drawn by the stylesheet: an emoji hourglass shows as a box where no emoji font is installed.
 SPINNER = '<span class="ja-spinner"></span>'
 
@@ -51,6 +59,17 @@ class Controls:
         row = shared.hbox([self.text, self.steer_button, self.follow_up_button, self.stop_button], "ja-controls")
         self.widget = shared.vbox([self.queue_html, row])
         self.queued: list[tuple[str, str]] = []  # (delivery, text), oldest first
+        # Listed when sent, not yet announced by the run (its loop was busy): the announcement confirms them.
+        self._unconfirmed: list[tuple[str, str]] = []
+        self._sending: tuple[str, str] | None = None  # the message a hook is being called with
+        # The run announces on the loop's thread while a click may be handled on a subshell's; reentrant:
+        # a run on the click's own thread announces from inside the hook.
+        self._lock = threading.RLock()
+
+    def immediate_ids(self) -> set[int]:
+        """The nodes whose events must be handled where they arrive: Stop stops the code that blocks
+        the loop, and a message sent meanwhile is listed as queued at once."""
+        return {node.id for node in (self.text, self.steer_button, self.follow_up_button, self.stop_button)}
 
     def set_enabled(self, enabled: bool) -> None:
         """Enabled while a run may take messages; a finished run hides the controls (they would
@@ -61,25 +80,37 @@ class Controls:
         set_visible(self.widget, enabled)
 
     def add_queued(self, delivery: str, text: str) -> None:
-        self.queued.append((delivery, text))
-        self._render_queue()
+        """The run announced a queued message (once it took it): listed, unless it is listed already."""
+        item = (delivery, text)
+        with self._lock:
+            if item == self._sending:
+                self._sending = None  # announced from inside the hook: nothing to list in advance
+            elif item in self._unconfirmed:
+                self._unconfirmed.remove(item)
+                self._render_queue()
+                return
+            self.queued.append(item)
+            self._render_queue()
 
     def mark_delivered(self, delivery: str, text: str) -> None:
         """Drop the oldest matching queued message (FIFO per delivery kind)."""
-        for index, item in enumerate(self.queued):
-            if item == (delivery, text):
-                del self.queued[index]
-                break
-        else:
+        with self._lock:
             for index, item in enumerate(self.queued):
-                if item[0] == delivery:
+                if item == (delivery, text):
                     del self.queued[index]
                     break
-        self._render_queue()
+            else:
+                for index, item in enumerate(self.queued):
+                    if item[0] == delivery:
+                        del self.queued[index]
+                        break
+            self._render_queue()
 
     def clear_queue(self) -> None:
-        self.queued.clear()
-        self._render_queue()
+        with self._lock:
+            self.queued.clear()
+            self._unconfirmed.clear()
+            self._render_queue()
 
     def _send(self, delivery: str) -> None:
         text = self.text.value.strip()
@@ -87,7 +118,17 @@ class Controls:
             self._note("Type a message first.")
             return
         hook = self.on_steer if delivery == "steer" else self.on_follow_up
-        accepted = bool(hook(text)) if hook is not None else False
+        with self._lock:
+            self._sending = (delivery, text)
+            try:
+                accepted = bool(hook(text)) if hook is not None else False
+            finally:
+                unannounced, self._sending = self._sending, None
+            if accepted and unannounced is not None:
+                # Handed to the loop from another thread (a busy one, perhaps): listed now, heard at once.
+                self._unconfirmed.append(unannounced)
+                self.queued.append(unannounced)
+                self._render_queue()
         if accepted:
             self.text.value = ""
             self._note("")
@@ -107,8 +148,11 @@ class Controls:
             set_visible(self.queue_html, False)
             self.queue_html.value = ""
             return
-        lines = [
-            f"{SPINNER}queued {'steer' if delivery == 'steer' else 'follow-up'}: {escape(text)}" for delivery, text in self.queued
-        ]
-        self.queue_html.value = "<br>".join(lines)
+        self.queue_html.value = "<br>".join(self._queue_line(item) for item in self.queued)
         set_visible(self.queue_html, True)
+
+    def _queue_line(self, item: tuple[str, str]) -> str:
+        delivery, text = item
+        # A follow-up waits for the answer anyway; a steer not yet taken waits for the running call.
+        when = f" ({AFTER_RUNNING_CALL})" if delivery == "steer" and item in self._unconfirmed else ""
+        return f"{SPINNER}queued {'steer' if delivery == 'steer' else 'follow-up'}{when}: {escape(text)}"

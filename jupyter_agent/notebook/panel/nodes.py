@@ -7,17 +7,9 @@ nodes answer to the names the panel's parts used with ipywidgets (``value``, ``c
 ``_dom_classes``, ``description``, ``disabled``, ``titles``, ``selected_index``, ``on_click``), so the
 parts stay widget-agnostic.
 
-Operations are JSON lists, each idempotent (a front end that sees one twice ends in the same state):
-
-* ``["c", id, kind, props]`` creates a node; ``["p", id, props]`` sets properties;
-* ``["a", id, at, text]``: an HTML node's value becomes ``value[:at] + text`` (``at`` in UTF-16
-  units, as JavaScript counts): a growing text resends only what changed at its end;
-* ``["+", id, at, ids]``: a box's children become ``children[:at] + ids`` (an append);
-* ``["r", id]``: the node the front end shows.
-
-Property keys on the wire: ``v`` value, ``k`` CSS classes, ``d`` description, ``x`` disabled,
-``s`` button style, ``i`` icon, ``t`` tooltip or title, ``p`` placeholder, ``r`` rows, ``n`` children,
-``o`` open, ``f`` image format.
+The operations and their property keys are declared in ``notebook/comm/panel_protocol.py`` (``Op``,
+``Props``); this module decides which to record: a growing value becomes a splice, grown children an
+append, and a property at its default is left out.
 """
 
 from __future__ import annotations
@@ -25,12 +17,12 @@ from __future__ import annotations
 import base64
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
+
+from jupyter_agent.notebook.comm.panel_protocol import NodeKind, Op, Props
 
 # A value change is sent whole unless the splice saves at least this many characters.
 _SPLICE_MIN_SAVING = 16
-
-Op = list[Any]
 
 
 def utf16_length(text: str) -> int:
@@ -65,7 +57,7 @@ class Document:
         """The node the front end shows (the panel's outer box)."""
         with self.lock:
             self.root = node
-            self._pending.append(["r", node.id])
+            self._pending.append(("r", node.id))
 
     def add(self, node: Node) -> int:
         with self.lock:
@@ -87,14 +79,17 @@ class Document:
         """Operations that build the whole current state on an empty front end (drops pending ones)."""
         with self.lock:
             self._pending = []
-            ops: list[Op] = [["c", node.id, node.kind, node.wire_props(children=False)] for node in self.nodes.values()]
-            ops += [["p", node.id, {"n": node.child_ids()}] for node in self.nodes.values() if node.props.get("children")]
+            ops: list[Op] = [("c", node.id, node.kind, node.wire_props(children=False)) for node in self.nodes.values()]
+            for node in self.nodes.values():
+                if node.props.get("children"):
+                    children: Props = {"n": node.child_ids()}
+                    ops.append(("p", node.id, children))
             if self.root is not None:
-                ops.append(["r", self.root.id])
+                ops.append(("r", self.root.id))
             return ops
 
-    def receive(self, message: Any) -> None:
-        """A front end's event: ``["click", id]``, ``["value", id, text]`` or ``["open", id, bool]``."""
+    def receive(self, message: object) -> None:
+        """A page's event (``panel_protocol.Click``, ``Value`` or ``Fold``); anything else is ignored."""
         if not isinstance(message, list) or len(message) < 2 or not isinstance(message[1], int):
             return
         node = self.nodes.get(message[1])
@@ -106,6 +101,7 @@ class Document:
             node.props["selected_index"] = 0 if message[2] else None
 
 
+# Node property -> its key on the wire (``panel_protocol.Props``).
 _WIRE = {
     "value": "v",
     "_dom_classes": "k",
@@ -126,8 +122,12 @@ _WIRE = {
 class Node:
     """One part of the panel; setting a property records the change for the front end."""
 
-    kind: ClassVar[str]
+    kind: ClassVar[NodeKind]
     defaults: ClassVar[dict[str, Any]] = {}
+    # Set once by __init__ (through __dict__: attribute assignment records a property change).
+    id: int
+    document: Document
+    props: dict[str, Any]
 
     def __init__(self, document: Document | None = None, **props: Any) -> None:
         unknown = set(props) - set(self.defaults) - {"_dom_classes"}
@@ -139,7 +139,7 @@ class Node:
             if name in self.props:
                 self.props[name] = tuple(self.props[name])
         self.__dict__["id"] = self.document.add(self)
-        self.document.emit(["c", self.id, self.kind, self.wire_props()])
+        self.document.emit(("c", self.id, self.kind, self.wire_props()))
 
     def __getattr__(self, name: str) -> Any:
         props = self.__dict__.get("props", {})
@@ -165,7 +165,7 @@ class Node:
         return tuple(value) if name in ("_dom_classes", "children", "titles") else value
 
     def _change_op(self, name: str, old: Any, value: Any) -> Op:
-        return ["p", self.id, {_WIRE[name]: self._wire(name, value)}]
+        return ("p", self.id, cast(Props, {_WIRE[name]: self._wire(name, value)}))
 
     def _wire(self, name: str, value: Any) -> Any:
         if name == "_dom_classes":
@@ -177,12 +177,13 @@ class Node:
     def child_ids(self) -> list[int]:
         return [child.id for child in self.props.get("children", ())]
 
-    def wire_props(self, *, children: bool = True) -> dict[str, Any]:
-        return {
+    def wire_props(self, *, children: bool = True) -> Props:
+        props = {
             _WIRE[name]: self._wire(name, value)
             for name, value in self.props.items()
             if (children or name != "children") and value != self.base_default(name)
         }
+        return cast(Props, props)
 
     def base_default(self, name: str) -> Any:
         return () if name == "_dom_classes" else self.defaults.get(name, _UNSET)
@@ -192,7 +193,7 @@ _UNSET = object()
 
 
 class HTML(Node):
-    kind = "html"
+    kind: ClassVar[NodeKind] = "html"
     defaults: ClassVar[dict[str, Any]] = {"value": ""}
 
     def __init__(self, value: str = "", document: Document | None = None, **props: Any) -> None:
@@ -202,12 +203,16 @@ class HTML(Node):
         if name == "value":
             at = common_prefix(old, value)
             if at >= _SPLICE_MIN_SAVING:
-                return ["a", self.id, utf16_length(old[:at]), value[at:]]
+                # Streamed HTML grows just before its closing tags: counted back from the end, the
+                # offset stays the same few characters from message to message (deflate repeats it).
+                start, back = utf16_length(old[:at]), utf16_length(old[at:])
+                offset = -back if back and len(str(-back)) < len(str(start)) else start
+                return ("a", self.id, offset, value[at:])
         return super()._change_op(name, old, value)
 
 
 class Button(Node):
-    kind = "button"
+    kind: ClassVar[NodeKind] = "button"
     defaults: ClassVar[dict[str, Any]] = {"description": "", "disabled": False, "button_style": "", "icon": "", "tooltip": ""}
 
     def __init__(self, description: str = "", document: Document | None = None, **props: Any) -> None:
@@ -223,12 +228,12 @@ class Button(Node):
 
 
 class Textarea(Node):
-    kind = "textarea"
+    kind: ClassVar[NodeKind] = "textarea"
     defaults: ClassVar[dict[str, Any]] = {"value": "", "placeholder": "", "rows": 1, "disabled": False}
 
 
 class Box(Node):
-    kind = "vbox"
+    kind: ClassVar[NodeKind] = "vbox"
     defaults: ClassVar[dict[str, Any]] = {"children": ()}
 
     def __init__(self, children: Iterable[Node] = (), document: Document | None = None, **props: Any) -> None:
@@ -236,22 +241,22 @@ class Box(Node):
 
     def _change_op(self, name: str, old: Any, value: Any) -> Op:
         if name == "children" and old and value[: len(old)] == old:
-            return ["+", self.id, len(old), [child.id for child in value[len(old) :]]]
+            return ("+", self.id, len(old), [child.id for child in value[len(old) :]])
         return super()._change_op(name, old, value)
 
 
 class VBox(Box):
-    kind = "vbox"
+    kind: ClassVar[NodeKind] = "vbox"
 
 
 class HBox(Box):
-    kind = "hbox"
+    kind: ClassVar[NodeKind] = "hbox"
 
 
 class Accordion(Node):
     """One foldable section: ``titles[0]`` is its title, ``selected_index`` 0 when open, else None."""
 
-    kind = "fold"
+    kind: ClassVar[NodeKind] = "fold"
     defaults: ClassVar[dict[str, Any]] = {"children": (), "titles": ("",), "selected_index": None}
 
     def __init__(self, children: Iterable[Node] = (), document: Document | None = None, **props: Any) -> None:
@@ -269,7 +274,7 @@ class Accordion(Node):
 
 
 class Image(Node):
-    kind = "image"
+    kind: ClassVar[NodeKind] = "image"
     defaults: ClassVar[dict[str, Any]] = {"value": b"", "format": "png"}
 
     def _wire(self, name: str, value: Any) -> Any:

@@ -2,7 +2,9 @@
 
 A pure consumer: `handle(event)` turns each run event into changes of the panel's nodes (cheaply —
 text is buffered and rendered by a coalescer that bounds its lag), `ask()` waits for an approval
-click, and the buttons call the `on_*` hooks the integration installs. There is no agent logic here.
+click, and the buttons call the `on_*` hooks the integration installs. There is no agent logic here,
+and no feature: a feature's events go to the views registered for them (``notebook/views.py``),
+which draw through the panel's ``PanelSurface`` (``place``, ``nest``, ``stream_source``…).
 Every public method ends by sending what it changed (``PanelWidget.flush``): one message at most.
 """
 
@@ -11,25 +13,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from jupyter_agent.features.delegation.view import ChildCards
-from jupyter_agent.features.memory.view import MemoryView
-from jupyter_agent.features.plan.view import PlanView
-from jupyter_agent.loop.abort import was_cancelled
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.approval_bar import ApprovalBar
 from jupyter_agent.notebook.panel.coalescer import Clock, Coalescer, LoopClock, TimerHandle
 from jupyter_agent.notebook.panel.controls import Controls
-from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.footer import Footer
 from jupyter_agent.notebook.panel.inline import escape
-from jupyter_agent.notebook.panel.nodes import Button, Node
-from jupyter_agent.notebook.panel.panel_events import dispatch
+from jupyter_agent.notebook.panel.live_only import LiveOnly
+from jupyter_agent.notebook.panel.nodes import Node
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
 from jupyter_agent.notebook.panel.static_render import TranscriptRecorder
-from jupyter_agent.notebook.panel.status import TERMINAL
-from jupyter_agent.notebook.panel.tool_card import ToolCard
+from jupyter_agent.notebook.panel.status import TERMINAL, finish_state
+from jupyter_agent.notebook.panel.tool_card import ToolCard, refresh_clocks
 from jupyter_agent.notebook.panel.transcript import MarkdownStream
 from jupyter_agent.notebook.panel.turn_widget import PanelWidget
+from jupyter_agent.notebook.renderer import EventRouter, TurnEvent
+from jupyter_agent.notebook.views import PanelSurface, Place, Views
 from jupyter_agent.runtime.events import (
     RunEvent,
     RunTextDeltaEvent,
@@ -41,16 +40,18 @@ from jupyter_agent.runtime.events import (
 )
 
 if TYPE_CHECKING:
-    from jupyter_agent.features.memory.store import MemoryChange
-    from jupyter_agent.features.plan.state import PlanState
-    from jupyter_agent.notebook.renderer import ChildEvent
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
-# Text is sent at most this long after it arrived, at any rate (with room for the loop's own delays
-# under 100 ms): an update costs only the new text and ~90 bytes of envelope, ~13 updates a second.
-MAX_LAG = 0.075
+# Text is sent at most this long after it arrived, at any rate: an update costs its new text and
+# ~60 bytes of envelope (the comm message's content: its comm id, "method", "content"), so 8
+# updates a second keep a 1 000 chars/s answer's panel bytes near its own size, still smooth to read.
+MAX_LAG = 0.125
 # Refresh the elapsed time in the footer at most this often while text streams.
 FOOTER_TICK = 5.0
+# Events whose change (the footer's step and usage) can wait for the next update, at most MAX_LAG:
+# at a step's end the finish or the next step's text follows within milliseconds, and one message
+# carries both.
+_SENT_WITH_THE_NEXT_UPDATE = frozenset({"step_start", "step_finish"})
 
 
 def _controls_hook(name: str) -> property:
@@ -71,12 +72,12 @@ class AgentPanel(EventRouter):
         self._shared = Shared()
         self._body = self._shared.vbox((), "ja-body")
         self.approval = ApprovalBar(self._shared)
-        # Made on first use: most turns have no plan, no memory changes and no code to materialize.
-        self.plan: PlanView | None = None
-        self.memory: MemoryView | None = None
-        self.materialize_button: Button | None = None
+        # What the features' views placed (most turns: nothing), by place.
+        self._placed: dict[Place, list[Node]] = {"top": [], "bottom": [], "actions": []}
+        self._stream_sources: list[Callable[[], list[MarkdownStream]]] = []
         self._error = self._shared.html("", "ja-error", HIDDEN)
         self._note = self._shared.html("", "ja-note", HIDDEN)
+        self.live_only = LiveOnly(self._shared, lambda: self.widget.flush())  # e.g. %agent serve's token
         self.controls = Controls(note=self.note, shared=self._shared)
         self.footer = Footer(
             model_label=model_label,
@@ -90,18 +91,12 @@ class AgentPanel(EventRouter):
         self._shared.document.set_root(self.root)
         self.widget = PanelWidget(self._shared.document)
         self.approval.changed = self.widget.flush
-        self.widget.immediate.add(self.controls.stop_button.id)  # Stop must reach code that blocks the loop
+        self.widget.immediate.update(self.controls.immediate_ids())  # they must reach code that blocks the loop
         self._coalescer = Coalescer(self._render_streams, ready=lambda: False, max_interval=MAX_LAG, clock=self._clock)
         self._text: MarkdownStream | None = None
         self._thinking: MarkdownStream | None = None
         self._cards: dict[str, ToolCard] = {}
-        self.children = ChildCards(
-            shared=self._shared,
-            clock=self._clock.now,
-            flush=self._coalescer.flush,
-            poke=self._coalescer.poke,
-            place=self._place_child,
-        )
+        self.views: Views[PanelSurface] = Views("panel", self)
         self._errors: list[str] = []
         self._footer_shown_at = self._clock.now()
         self._footer_timer: TimerHandle | None = None
@@ -112,14 +107,19 @@ class AgentPanel(EventRouter):
     on_steer = _controls_hook("on_steer")
     on_follow_up = _controls_hook("on_follow_up")
 
-    def handle(self, event: RunEvent) -> None:
-        self.record.handle(event)
-        super().handle(event)
-        self.widget.flush()
+    def handle(self, event: TurnEvent) -> None:
+        with self.widget.held():  # one message per event at most
+            self.record.handle(event)
+            super().handle(event)
+        if event.type in _SENT_WITH_THE_NEXT_UPDATE:
+            self._coalescer.poke()
+        else:
+            self.widget.flush()
 
     def static_bundles(self) -> list[dict[str, str]]:
         """The finished turn as notebook outputs (Markdown + HTML, images), for a saved notebook."""
-        self.record.note(self._last_note)
+        if self._last_note:  # note("") would take back the record's own last note (a memory change)
+            self.record.note(self._last_note)
         self.record.end(self.footer.summary())
         return self.record.document.bundles(summary=self.footer.summary(), state=self.footer.state)
 
@@ -158,19 +158,20 @@ class AgentPanel(EventRouter):
             self.widget.flush()
 
     def set_state(self, state: str, detail: str = "") -> None:
-        self.state = state
-        self.footer.set_state(state, detail)
-        self.root._dom_classes = ("ja-panel", f"ja-state-{self.footer.state}")  # never hidden
-        if state in TERMINAL:
-            self.flush()
-            self.controls.set_enabled(False)
-            if self._footer_timer is not None:
-                self._footer_timer.cancel()
-                self._footer_timer = None
-        else:
-            self.controls.set_enabled(True)
-            self._keep_footer_ticking()
-        self.footer.refresh()
+        with self.widget.held():  # the last text, the state and the disabled controls: one message
+            self.state = state
+            self.footer.set_state(state, detail)
+            self.root._dom_classes = ("ja-panel", f"ja-state-{self.footer.state}")  # never hidden
+            if state in TERMINAL:
+                self.flush()
+                self.controls.set_enabled(False)
+                if self._footer_timer is not None:
+                    self._footer_timer.cancel()
+                    self._footer_timer = None
+            else:
+                self.controls.set_enabled(True)
+                self._keep_footer_ticking()
+            self.footer.refresh()
         self.widget.flush()
 
     def _keep_footer_ticking(self) -> None:
@@ -180,13 +181,11 @@ class AgentPanel(EventRouter):
 
     def _footer_tick(self) -> None:
         self._footer_timer = None
-        if self.footer.state in TERMINAL:
-            return
-        if self._clock.now() - self._footer_shown_at >= FOOTER_TICK:
-            self._footer_shown_at = self._clock.now()
-            self.footer.refresh()
-            self.widget.flush()
-        self._keep_footer_ticking()
+        if self.footer.state not in TERMINAL:
+            if self._clock.now() - self._footer_shown_at >= FOOTER_TICK:
+                self.tick()
+                self.widget.flush()
+            self._keep_footer_ticking()
 
     def live_output(self, text: str) -> None:
         """Output of the running ``python`` call, shown in its card at once.
@@ -205,9 +204,11 @@ class AgentPanel(EventRouter):
         if self.footer.state not in TERMINAL:
             self._footer_shown_at = self._clock.now()
             self.footer.refresh()
+            refresh_clocks(self._cards.values())
 
-    def show_error(self, text: str) -> None:
-        self.record.show_error(text)
+    def show_error(self, text: str, record: bool = True) -> None:
+        if record:  # False for an error event: ``handle`` gave it to the recording already
+            self.record.show_error(text)
         self._errors.append(text)
         shown = self._errors[-5:]  # why: a failing loop must not grow the box without bound
         self._error.value = "".join(f"<b>Error</b><pre>{escape(fmt.truncate(text, 4000))}</pre>" for text in shown)
@@ -234,73 +235,102 @@ class AgentPanel(EventRouter):
         self.footer.refresh()
         self.widget.flush()
 
-    def show_plan(self, plan: PlanState) -> None:
-        """The task plan (a ``PlanState``), above the transcript; hidden while it is empty."""
-        self.record.show_plan(plan)
-        if self.plan is None:
-            if not plan.items:
-                return
-            self.plan = PlanView(self._shared)
-            self._arrange()
-        self.plan.show(plan)
-        self.widget.flush()
+    # The PanelSurface the features' views draw through (``notebook/views.py``).
 
-    def memory_saved(self, *changes: MemoryChange) -> None:
-        """Memory changes (``MemoryChange``), each shown with an Undo button."""
-        if not changes:
-            return
-        self.record.memory_saved(*changes)
-        if self.memory is None:
-            self.memory = MemoryView(self._shared)
-            self._arrange()
-        self.memory.add(*changes)
-        self.widget.flush()
+    @property
+    def shared(self) -> Shared:
+        return self._shared
 
-    def child_event(self, child_id: str, event: ChildEvent) -> None:
-        """An event of a sub-agent: shown in its card, nested under the delegate call."""
-        self.record.child_event(child_id, event)
-        try:
-            self.children.handle(child_id, event)
-        except Exception as exc:  # noqa: BLE001 - a display problem must not end the sub-agent
-            self.show_error(f"panel could not show a sub-agent's {event.type} event: {fmt.error_text(exc)}")
-        self.widget.flush()
+    def now(self) -> float:
+        return self._clock.now()
 
-    def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
-        """A "Materialize" button for a finished turn; ``materialize()`` says what it did."""
-        label = f"Materialize {cells} cell{'s' if cells != 1 else ''}"
-        # The button goes with the widgets when the turn ends; the saved cell says what still works.
-        self.record.note(f'{label}: run %agent materialize, or the command "Materialize the Agent\'s Code".')
-        button = self._shared.button(
-            label,
-            icon="plus-square",
-            _dom_classes=("ja-materialize",),
-            tooltip="Insert the Python code the agent ran as cells below this one",
-        )
-        button.on_click(lambda _button: self.note(materialize()))
-        self.materialize_button = button
+    def place(self, node: Node, where: Place) -> None:
+        self._placed[where].append(node)
         self._arrange()
-        self.widget.flush()
+
+    def nest(self, tool_name: str, node: Node) -> None:
+        card = self._open_card(tool_name)
+        if card is not None:
+            card.nest(node)
+        else:  # a node for a call that has no card (should not happen): still show it
+            self._append(node)
+
+    def stream_source(self, streams: Callable[[], list[MarkdownStream]]) -> None:
+        self._stream_sources.append(streams)
+
+    def flush_text(self) -> None:
+        self._coalescer.flush()
+
+    def poke(self) -> None:
+        self._coalescer.poke()
 
     def _sections(self) -> list[Node]:
-        parts: list[Node | None] = [
-            self.plan.widget if self.plan else None,
+        placed = self._placed
+        return [
+            *placed["top"],
             self._body,
-            self.memory.widget if self.memory else None,
+            *placed["bottom"],
             self.approval.widget,
             self._error,
             self._note,
-            self.materialize_button,
+            self.live_only.node,
+            *placed["actions"],
             self.controls.widget,
             self.footer.widget,
         ]
-        return [part for part in parts if part is not None]
 
     def _arrange(self) -> None:
         self.root.children = tuple(self._sections())
 
     # Event handlers
     def _dispatch(self, event: RunEvent) -> None:
-        dispatch(self, event)
+        match event.type:
+            case "run_start":
+                self.footer.start(event.step_budget)
+                self.set_state("running")
+            case "step_start":
+                self._end_streams()
+                self.footer.step = event.step
+                self.footer.refresh()
+            case "text_delta":
+                self._on_text_delta(event)
+            case "thinking_delta":
+                self._on_thinking_delta(event)
+            case "tool_call":
+                self._on_tool_call(event)
+            case "tool_result":
+                self._on_tool_result(event)
+            case "step_finish":
+                self._on_step_finish(event)
+            case "user_message":
+                self._on_user_message(event)
+            case "compacted":
+                self._end_streams()
+                text = (
+                    f"Context compacted: {event.dropped_messages} earlier messages summarized "
+                    f"({event.summary_chars:,} characters)."
+                )
+                self._append(self._shared.html(escape(text), "ja-event"))
+            case "message":
+                if getattr(event.message, "role", "") == "assistant":
+                    self._end_streams()  # the stream closed: its last text goes out now, not at the run's end
+            case "approval_request":
+                card = self._open_card(event.request.tool_name)
+                if card is not None:
+                    card.set_status("waiting for approval")
+            case "approval_response":
+                card = self._open_card(event.request.tool_name)
+                if card is not None and event.decision in ("deny", "cancelled"):  # "cancelled": ended meanwhile
+                    card.set_status("denied" if event.decision == "deny" else "cancelled")
+                elif card is not None:
+                    card.running()
+            case "finish":
+                self._end_streams()
+                self.footer.usage = event.usage or self.footer.usage
+                self.controls.clear_queue()
+                self.set_state(*finish_state(event.reason))
+            case "error":
+                self.show_error(fmt.error_text(event.error), record=False)  # the recording has the event already
 
     def _on_text_delta(self, event: RunTextDeltaEvent) -> None:
         if self._text is None:
@@ -321,7 +351,10 @@ class AgentPanel(EventRouter):
 
     def _on_tool_call(self, event: ToolCallEvent) -> None:
         self._end_streams()
-        card = ToolCard(event.tool_call_id, event.name, event.args, clock=self._clock.now, shared=self._shared)
+        # Its title counts down while it runs, from its first title on (the page counts while the kernel cannot).
+        card = ToolCard(
+            event.tool_call_id, event.name, event.args, clock=self._clock.now, shared=self._shared, time_limit=event.time_limit
+        )
         self._cards[event.tool_call_id] = card
         self._append(card.widget)
 
@@ -331,7 +364,7 @@ class AgentPanel(EventRouter):
             card = ToolCard(event.tool_call_id, event.name, {}, clock=self._clock.now, shared=self._shared)
             self._cards[event.tool_call_id] = card
             self._append(card.widget)
-        card.finish(event.content, event.is_error, cancelled=was_cancelled(event.details))
+        card.finish(event.shown, event.is_error, details=event.details, withheld=event.withheld)
         self.footer.refresh()
 
     def _on_step_finish(self, event: StepFinishEvent) -> None:
@@ -356,7 +389,7 @@ class AgentPanel(EventRouter):
 
     def _streams(self) -> list[MarkdownStream]:
         own = [stream for stream in (self._text, self._thinking) if stream is not None]
-        return own + self.children.streams()
+        return own + [stream for source in self._stream_sources for stream in source()]
 
     def _render_streams(self) -> None:
         # Runs from a loop timer too, where an exception would land in no cell: show it here.
@@ -382,13 +415,6 @@ class AgentPanel(EventRouter):
 
     def _append(self, node: Node) -> None:
         self._body.children = (*self._body.children, node)
-
-    def _place_child(self, widget: Node) -> None:
-        card = self._open_card("delegate")
-        if card is not None:
-            card.nest(widget)
-        else:  # events of a sub-agent whose call has no card (should not happen): still show them
-            self._append(widget)
 
     def _open_card(self, tool_name: str) -> ToolCard | None:
         for card in reversed(self._cards.values()):

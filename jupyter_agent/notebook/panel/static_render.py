@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from jupyter_agent.loop.abort import was_cancelled
+from jupyter_agent.loop.abort import was_cancelled, was_stopped_while_running
 from jupyter_agent.notebook.panel import formatting as fmt
-from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.status import RunStatus, finish_state
 from jupyter_agent.notebook.panel.transcript_document import (
     STATIC_OUTPUT_CHARS,
@@ -23,11 +22,10 @@ from jupyter_agent.notebook.panel.transcript_document import (
     escape_markdown,
     fenced,
 )
+from jupyter_agent.notebook.renderer import EventRouter
+from jupyter_agent.notebook.views import StaticSurface, Views
 
 if TYPE_CHECKING:
-    from jupyter_agent.features.memory.store import MemoryChange
-    from jupyter_agent.features.plan.state import PlanState
-    from jupyter_agent.notebook.renderer import ChildEvent
     from jupyter_agent.runtime.events import FinishEvent, RunEvent
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
@@ -45,8 +43,16 @@ def headless_denial(name: str) -> str:
     return f"{name} denied: a headless run cannot show an approval prompt. {HOW_TO_ALLOW}"
 
 
+def denied_headless(name: str) -> str:
+    """What the model reads: nobody declined, nobody could be asked."""
+    return (
+        f'Tool call "{name}" was denied (headless run: nobody can approve it). It did not run. '
+        "Do not retry it; continue with read-only tools or say what you would have run."
+    )
+
+
 class TranscriptRecorder(EventRouter):
-    """Run events → a static document; the notes and plan the live panel shows are kept too."""
+    """Run events → a static document; the notes and what the features' views add are kept too."""
 
     def __init__(
         self, *, model_label: str = "", session: str = "main", context_window: int | None = None, demo: bool = False
@@ -54,8 +60,9 @@ class TranscriptRecorder(EventRouter):
         self.status = RunStatus(model_label=model_label, session=session, context_window=context_window, demo=demo)
         self.document = TranscriptDocument()
         self._text: list[str] = []
-        self._plan = ""  # the latest plan, shown once when the turn ends
+        self.views: Views[StaticSurface] = Views("static", self)
         self.finished = False  # the run's finish event arrived (and with it the summary line)
+        self._last_note: str | None = None  # the block of the latest note, which note("") takes back
 
     def _dispatch(self, event: RunEvent) -> None:
         match event.type:
@@ -70,8 +77,16 @@ class TranscriptRecorder(EventRouter):
                 self._end_text()
                 self.document.tool_call(event.tool_call_id, event.name, event.args)
             case "tool_result":
-                cancelled = was_cancelled(event.details)
-                self.document.tool_result(event.tool_call_id, event.name, event.content, event.is_error, cancelled=cancelled)
+                cancelled, stopped = was_cancelled(event.details), was_stopped_while_running(event.details)
+                self.document.tool_result(
+                    event.tool_call_id,
+                    event.name,
+                    event.shown,
+                    event.is_error,
+                    cancelled=cancelled,
+                    stopped=stopped,
+                    withheld=event.withheld,
+                )
             case "step_finish":
                 self.status.usage = event.usage or self.status.usage
             case "user_message" if event.phase == "delivered":
@@ -90,35 +105,19 @@ class TranscriptRecorder(EventRouter):
         self.document.error(text)
 
     def note(self, text: str) -> None:
+        """A note kept in the document. Empty text takes the last note back while it is not shown yet:
+        a status that is over ("Loading litellm…"), as the live panel clears its note line, so the
+        saved output of a headless run holds no progress lines."""
         if text:
             self._end_text()
-            self.document.note(text)
+            self._last_note = self.document.note(text)
+        elif self._last_note is not None:
+            self.document.retract(self._last_note)
+            self._last_note = None
 
     def set_model(self, label: str, context_window: int | None) -> None:
         self.status.model_label = label
         self.status.context_window = context_window
-
-    def show_plan(self, plan: PlanState) -> None:
-        """Kept until the turn ends: one checklist in the output, the final one."""
-        from jupyter_agent.features.plan.state import plan_markdown
-
-        done = sum(item.status == "done" for item in plan.items)
-        self._plan = f"**Plan** ({done}/{len(plan.items)} done)\n\n{plan_markdown(plan)}" if plan.items else ""
-
-    def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
-        """No buttons here: ``%agent materialize`` puts the code into the next input."""
-
-    def memory_saved(self, *changes: MemoryChange) -> None:
-        for change in changes:
-            self.note(f"Memory {change.kind}: {change.name} — {change.summary} (undo: %agent memory undo {change.name})")
-
-    def child_event(self, child_id: str, event: ChildEvent) -> None:
-        """One line per sub-agent when it ends; its report is the delegate tool's output."""
-        if event.type != "finish":
-            return
-        state, detail = finish_state(event.reason)
-        name = child_id.replace("child-", "sub-agent ")
-        self.note(f"{name} {state}{f' ({detail})' if detail else ''}")
 
     def markdown(self) -> str:
         """The Markdown recorded and not yet displayed (tests, debugging)."""
@@ -144,8 +143,8 @@ class TranscriptRecorder(EventRouter):
     def _on_finish(self, event: FinishEvent) -> None:
         self.finished = True
         self._end_text()
-        if self._plan:
-            self.document.markdown_block(self._plan)
+        for block in self.views.final_markdown():  # the final plan, once
+            self.document.markdown_block(block)
         self.status.usage = event.usage or self.status.usage
         self.status.set_state(*finish_state(event.reason))
         self.document.markdown_block(f"*{escape_markdown(self.status.summary())}*")
@@ -174,20 +173,27 @@ class StaticRenderer(TranscriptRecorder):
         self._display = display or display_bundle
 
     async def ask(self, request: ApprovalRequest) -> Decision:
+        """``approval``, or (by default) ``ToolCallDenied``: the denial names the headless run."""
+        from jupyter_agent.runtime.permissions import ToolCallDenied
+
         name = fmt.field(request, "tool_name", "tool")
         if self.approval != "deny":
             self.note(f"{name} allowed without asking: this run cannot show an approval prompt.")
-        elif self._explained:
+            return self.approval
+        if self._explained:
             self.note(f"{name} denied (headless run, see above).")
         else:
             self.note(headless_denial(name))
             self._explained = True
-        return self.approval
+        raise ToolCallDenied(denied_headless(name))
 
     def set_state(self, state: str, detail: str = "") -> None:
+        was_waiting = self.status.state == "waiting"
         self.status.set_state(state, detail)
         if state == "waiting":
             self.note(self.status.state_text())
+        elif was_waiting:
+            self.note("")  # "waiting for the turn above" is over: the saved output does not keep it
 
     def flush(self) -> None:
         """Display what accumulated since the last flush."""

@@ -92,7 +92,8 @@ class RunStatus:
         tokens = f"{fmt.tokens(input_tokens)} in / {fmt.tokens(output_tokens)} out"
         items = [tokens + (f" ({fmt.tokens(cached)} cached)" if cached else "")]
         last_input = fmt.field(usage, "last_request_input_tokens", 0) or 0
-        if self.context_window:
+        # No token reported: no request was answered (a missing key), and its estimated size fills nothing.
+        if self.context_window and (input_tokens or output_tokens):
             items.append(f"context {100 * last_input / self.context_window:.0f}%")
         items.append(f"cost {fmt.cost(fmt.field(usage, 'spend_usd', 0))}")
         return items

@@ -14,16 +14,15 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio.to_thread
 
+from jupyter_agent.loop.types import ApprovalPreview
 from jupyter_agent.notebook.panel import formatting as fmt
-from jupyter_agent.notebook.panel.dispatch import EventRouter
 from jupyter_agent.notebook.panel.status import RunStatus, finish_state
 from jupyter_agent.notebook.panel.terminal_input import read_line
 from jupyter_agent.notebook.panel.visible import reveal, terminal_safe
+from jupyter_agent.notebook.renderer import EventRouter
+from jupyter_agent.notebook.views import TextSurface, Views
 
 if TYPE_CHECKING:
-    from jupyter_agent.features.memory.store import MemoryChange
-    from jupyter_agent.features.plan.state import PlanState
-    from jupyter_agent.notebook.renderer import ChildEvent
     from jupyter_agent.runtime.events import RunEvent, ToolCallEvent, ToolResultEvent, UserMessageEvent
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
@@ -53,6 +52,7 @@ class TextRenderer(EventRouter):
         self._input = input_fn  # None: the terminal, read on the event loop (see terminal_input)
         self._mode = ""  # "text" | "thinking" while a stream is open
         self._at_line_start = True
+        self.views: Views[TextSurface] = Views("text", self)
 
     def _dispatch(self, event: RunEvent) -> None:
         match event.type:
@@ -91,7 +91,12 @@ class TextRenderer(EventRouter):
         """Ask on the terminal until the answer is y, n, a or A; end of input denies."""
         name = fmt.field(request, "tool_name", "tool")
         self._line(f"{self._bold('?')} {name} wants to run:")
-        self._args(fmt.field(request, "args", {}))
+        preview = fmt.field(request, "preview", None)  # the tool's own account of the call
+        if isinstance(preview, ApprovalPreview):
+            for line in preview.text.splitlines():
+                self._line(f"  {terminal_safe(line)}")
+        if not (isinstance(preview, ApprovalPreview) and preview.complete):
+            self._args(fmt.field(request, "args", {}))
         self.out.flush()
         prompt = f"allow {name}? [y/n/a/A] (y once, a always {name}, A this exact call, n deny) "
         while True:
@@ -133,39 +138,20 @@ class TextRenderer(EventRouter):
         self.status.model_label = label
         self.status.context_window = context_window
 
-    def show_plan(self, plan: PlanState) -> None:
-        """Prints the checklist each time it changes (a terminal cannot redraw it in place)."""
-        from jupyter_agent.features.plan.state import render_plan_text
+    # The TextSurface the features' views write through (``notebook/views.py``).
 
-        for line in render_plan_text(plan).splitlines():
-            self._line(self._dim("  " + line))
+    def line(self, text: str) -> None:
+        self._line(text)
 
-    def offer_materialize(self, cells: int, materialize: Callable[[], str]) -> None:
-        """No buttons here: ``%agent materialize`` puts the code into the next input."""
-
-    def memory_saved(self, *changes: MemoryChange) -> None:
-        for change in changes:
-            undo = f"; %agent memory delete {change.name} removes it" if change.kind == "created" else ""
-            self.note(f"memory {change.kind}: {change.name} — {change.summary}{undo}")
-
-    def child_event(self, child_id: str, event: ChildEvent) -> None:
-        """A sub-agent's progress as indented lines (its text is the delegate tool's result)."""
-        name = child_id.replace("child-", "sub-agent ")
-        match event.type:
-            case "child_queued":
-                self._line(self._dim(f"  ↳ {name}: {terminal_safe(' '.join(event.task.split()))[:100]}"))
-            case "tool_call":
-                self._line(self._dim(f"    {name} ▸ {event.name} {fmt.args_summary(event.args)}"))
-            case "finish":
-                state, detail = finish_state(event.reason)
-                self._line(self._dim(f"    {name} {state}" + (f" ({detail})" if detail else "")))
+    def dim(self, text: str) -> str:
+        return self._dim(text)
 
     def _on_tool_call(self, event: ToolCallEvent) -> None:
         summary = fmt.args_summary(event.args)
         self._line(f"{self._bold('▸ ' + event.name)} {self._dim(summary)}")
 
     def _on_tool_result(self, event: ToolResultEvent) -> None:
-        content = event.content
+        content = event.shown
         lines = terminal_safe(fmt.output_text(content)).split("\n")
         lines = lines[:-1] if lines and not lines[-1] else lines
         mark = self._color("31", "✗") if event.is_error else self._color("32", "✓")
@@ -177,6 +163,8 @@ class TextRenderer(EventRouter):
         pictures = fmt.images(content)
         if pictures:
             self._line(self._dim(f"  │ [{len(pictures)} image(s) not shown in a terminal]"))
+        if event.withheld:
+            self._line(self._dim(f"  │ [{event.withheld}]"))
 
     def _on_user_message(self, event: UserMessageEvent) -> None:
         kind = "steer" if event.delivery == "steer" else "follow-up"

@@ -7,9 +7,10 @@ it, because a plot is usually the result the user asked for.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from jupyter_agent.loop.abort import was_cancelled, was_stopped_while_running
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.nodes import HTML, Image, Node, VBox
@@ -44,8 +45,10 @@ class ToolCard:
         *,
         clock: Callable[[], float] = time.monotonic,
         shared: Shared | None = None,
+        time_limit: float | None = None,
     ) -> None:
         self.tool_call_id = tool_call_id
+        self.time_limit = time_limit  # seconds the call may run: the title counts them down
         self.name = name
         self.args = args
         self.status = "running…"
@@ -93,6 +96,20 @@ class ToolCard:
         self._started = self._clock()
         self.set_status("running…")
 
+    def refresh_clock(self) -> None:
+        """Moves the countdown of a running call with a time limit (the panel's ticks call it)."""
+        if not self.finished and self.time_limit is not None:
+            title = self._title()
+            if title != self._accordion.titles[0]:
+                self._accordion.titles = (title,)
+
+    def time_left(self) -> str:
+        """The countdown ("9:58 left") while a call with a time limit runs; "" otherwise."""
+        if self.time_limit is None or self.finished or not self.status.startswith("running"):
+            return ""
+        left = max(0, int(self.time_limit - (self._clock() - self._started) + 0.999))
+        return f"{left // 60}:{left % 60:02d} left" if left >= 60 else f"{left} s left"
+
     def show_live(self, text: str) -> None:
         """Output of the call while it still runs; the result replaces it (see ``finish``)."""
         if self.finished or not text:
@@ -106,10 +123,15 @@ class ToolCard:
         else:
             self._live.value = html
 
-    def finish(self, content: Any, is_error: bool = False, cancelled: bool = False) -> None:
+    def finish(
+        self, content: Any, is_error: bool = False, cancelled: bool = False, details: Any = None, withheld: str = ""
+    ) -> None:
         """Show the result: output text in the body, images below the card.
-        ``cancelled``: the run was stopped before or while the call ran; that is no tool error."""
-        cancelled = cancelled or self.status == "cancelled"  # the approval it waited for was cancelled
+        ``cancelled`` (or the result's ``details`` say so): the run was stopped before or while the call ran,
+        which is no tool error; details of a call stopped in its work (Stop, the kernel's Interrupt) read "stopped".
+        ``withheld``: what the model's copy left out under the data policy (``content`` is the user's)."""
+        stopped = was_stopped_while_running(details)
+        cancelled = cancelled or was_cancelled(details) or self.status == "cancelled"  # or its approval was cancelled
         if self._live is not None:
             self._body.children = tuple(child for child in self._body.children if child is not self._live)
             self._live = None
@@ -117,15 +139,17 @@ class ToolCard:
         self.is_error = bool(is_error) and not cancelled
         took = fmt.elapsed(self._clock() - self._started)
         denied = self.is_error and "denied" in fmt.output_text(content).lower()[:200]
-        self.status = (
-            "cancelled" if cancelled else "denied" if denied else f"error · {took}" if self.is_error else f"done · {took}"
-        )
+        ended = f"stopped · {took}" if stopped else "cancelled"
+        self.status = ended if cancelled else "denied" if denied else f"error · {took}" if self.is_error else f"done · {took}"
         text = fmt.truncate(fmt.output_text(content), fmt.OUTPUT_DISPLAY_CHARS)
         css = "ja-code ja-error-text" if self.is_error else "ja-code"
-        label = "cancelled" if cancelled else "error" if self.is_error else "output"
+        label = ("output before it stopped" if stopped else "cancelled") if cancelled else "error" if self.is_error else "output"
         if text:
             output = self._shared.html(f'<div class="ja-label">{label}</div>{code_html(text, css=css)}')
             self._body.children = (*self._body.children, output)
+        if withheld:
+            note = self._shared.html(f'<div class="ja-label ja-withheld">🔒 {escape(withheld)}</div>')
+            self._body.children = (*self._body.children, note)
         pictures = [self._shared.image(data, mime.split("/")[-1] or "png") for data, mime in fmt.images(content)]
         if pictures:
             self._images = self._shared.vbox(pictures, "ja-tool-images")
@@ -147,6 +171,22 @@ class ToolCard:
     def _title(self) -> str:
         # Accordion titles are plain text: the status is spelled out.
         summary = fmt.args_summary(self.args)
-        mark = "■" if self.status == "cancelled" else "✗" if self.is_error else "✓" if self.finished else "⋯"
+        mark = (
+            "■"
+            if self.status == "cancelled" or self.status.startswith("stopped")
+            else "✗"
+            if self.is_error
+            else "✓"
+            if self.finished
+            else "⋯"
+        )
         head = f"{mark} {self.name}"
-        return f"{head}: {summary} — {self.status}" if summary else f"{head} — {self.status}"
+        left = self.time_left()
+        status = f"{self.status} {left}" if left else self.status
+        return f"{head}: {summary} — {status}" if summary else f"{head} — {status}"
+
+
+def refresh_clocks(cards: Iterable[ToolCard]) -> None:
+    """Moves the countdowns of the running calls with a time limit (at each tick of the footer's clock)."""
+    for card in cards:
+        card.refresh_clock()

@@ -9,7 +9,7 @@ last time and frozen, the rest starting a new live piece, so rendering costs sta
 
 from __future__ import annotations
 
-from jupyter_agent.notebook.panel.markdown import render_markdown
+from jupyter_agent.notebook.panel.markdown import provisionally_closed, render_markdown
 from jupyter_agent.notebook.panel.markdown_split import Cut, find_cut
 from jupyter_agent.notebook.panel.nodes import HTML
 from jupyter_agent.notebook.panel.shared import Shared
@@ -85,13 +85,20 @@ class MarkdownStream:
         self._source += chunk
         while (cut := find_cut(self._source, self._piece_limit, keep=self._keep)) is not None:
             self._freeze(cut)
-        if len(self._source) > self._keep:
-            self._show(self._piece_html(self._source))
+        self._show_live()
 
     def close(self) -> None:
-        """Render what is left; the stream takes no more text."""
-        self.render()
+        """Render what is left, as it is (no markup closed for it any more); no more text is taken."""
         self.closed = True
+        if self._pending:
+            self.render()
+        elif self._live is not None:
+            self._show_live()
+
+    def _show_live(self) -> None:
+        if len(self._source) > self._keep:
+            # While it streams, markup the text opened and has not closed yet renders as if closed.
+            self._show(self._piece_html(self._source if self.closed else provisionally_closed(self._source)))
 
     def _freeze(self, cut: Cut) -> None:
         frozen = self._source[: cut.at]

@@ -1,10 +1,18 @@
-"""A transcript as a static document: the one Markdown writer, and HTML made from that Markdown.
+"""A transcript as a static document: the one Markdown writer for every saved form of a turn.
 
 Used for the finished ``%%agent`` cell (a saved notebook keeps every answer; nbconvert, GitHub and
 nbviewer show it), for headless runs and for the extension's transcript view of a session file.
 Blocks are kept in order: Markdown text, tool cards (a collapsible ``<details>`` with the
-arguments and the output) and images. Model and tool text is untrusted: the HTML comes from
-``render_markdown``, which escapes all raw HTML, and what this module writes around it is escaped.
+arguments and the output), thinking (collapsed the same way) and images. Model and tool text is
+untrusted: the model's Markdown is kept as ``safe_markdown`` makes it (its raw HTML escaped,
+images as links, links only with a safe scheme) and what this module writes around it is escaped.
+
+A saved output carries ``text/markdown`` and a short ``text/plain``, no ``text/html``: every
+viewer that renders HTML renders the Markdown too (JupyterLab, Notebook 7, GitHub, nbviewer,
+``nbconvert --to html``), and ``nbconvert --to markdown`` takes ``text/html`` first when there is
+one, which made a saved answer raw HTML in the exported ``.md``. The Markdown sits in one
+``<div class="ja-static ja-state-…">`` (a blank line on each side, so what it holds is read as
+Markdown), which gives styles and tests the turn's state.
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jupyter_agent.notebook.panel import formatting as fmt
-from jupyter_agent.notebook.panel.markdown import render_markdown, unclosed_fence
+from jupyter_agent.notebook.panel.markdown import safe_markdown, unclosed_fence
 
 # Tool output in a saved notebook is for reading, not for scrolling through.
 STATIC_OUTPUT_CHARS = 4_000
@@ -46,6 +54,7 @@ class Card:
     result: str | None = None
     is_error: bool = False
     status: str = ""
+    withheld: str = ""  # what the model's copy of the result left out (the data policy)
 
     def title(self) -> str:
         state = self.status or ("error" if self.is_error else "done" if self.result is not None else "no result")
@@ -58,13 +67,26 @@ class Card:
             sections.append("*(no result: the turn stopped before the tool finished)*")
         elif self.result:
             sections.append(f"{'error' if self.is_error else 'output'}:\n\n{fenced(self.result)}")
+        if self.withheld:
+            sections.append(f"*{escape_markdown(self.withheld)}*")
         return "\n\n".join(sections)
 
     def markdown(self) -> str:
-        return f"<details><summary>{html.escape(self.title())}</summary>\n\n{self.body()}\n\n</details>"
+        return _details_markdown(self.title(), self.body())
 
-    def html(self) -> str:
-        return f"<details><summary>{html.escape(self.title())}</summary>\n{render_markdown(self.body())}\n</details>"
+
+@dataclass
+class Thinking:
+    """The model's thinking, collapsed (a session's transcript; a finished cell keeps none)."""
+
+    text: str
+
+    def markdown(self) -> str:
+        return _details_markdown("Thinking", fenced(self.text))
+
+
+def _details_markdown(title: str, body: str) -> str:
+    return f"<details><summary>{html.escape(title)}</summary>\n\n{body}\n\n</details>"
 
 
 @dataclass
@@ -73,7 +95,7 @@ class Image:
     mime: str = "image/png"
 
 
-Block = str | Card | Image  # str: Markdown
+Block = str | Card | Thinking | Image  # str: Markdown
 
 
 @dataclass
@@ -85,20 +107,31 @@ class TranscriptDocument:
     _cards: dict[str, Card] = field(default_factory=dict)
 
     def text(self, markdown: str) -> None:
-        """Model text: its Markdown is kept; a code fence it left open is closed here."""
+        """Model text: its Markdown is kept, made safe; a code fence it left open is closed here."""
         text = markdown.strip()
         if text:
             marker = unclosed_fence(text)
-            self.blocks.append(f"{text}\n{marker}" if marker else text)
+            self.blocks.append(safe_markdown(f"{text}\n{marker}" if marker else text))
 
     def markdown_block(self, markdown: str) -> None:
         """Markdown made by this package (already escaped where it holds outside text)."""
         if markdown:
             self.blocks.append(markdown)
 
-    def note(self, text: str) -> None:
-        if text.strip():
-            self.blocks.append(f"*{escape_markdown(text.strip())}*")
+    def note(self, text: str) -> str | None:
+        """The note's block (for ``retract``), or None when there is no text."""
+        if not text.strip():
+            return None
+        block = f"*{escape_markdown(text.strip())}*"
+        self.blocks.append(block)
+        return block
+
+    def retract(self, block: Block) -> None:
+        """Removes ``block`` (by identity) if it was not taken yet; a block already shown stays."""
+        for index, kept in enumerate(self.blocks):
+            if kept is block:
+                del self.blocks[index]
+                return
 
     def error(self, text: str) -> None:
         self.blocks.append(f"**Error**\n\n{fenced(text)}")
@@ -111,7 +144,7 @@ class TranscriptDocument:
 
     def thinking(self, text: str) -> None:
         if text.strip():
-            self.blocks.append(f"<details><summary>Thinking</summary>\n\n{fenced(text.strip())}\n\n</details>")
+            self.blocks.append(Thinking(text.strip()))
 
     def tool_call(self, call_id: str, name: str, args: Any) -> Card:
         card = Card(name=name, args=args)
@@ -119,13 +152,25 @@ class TranscriptDocument:
         self.blocks.append(card)
         return card
 
-    def tool_result(self, call_id: str, name: str, content: Any, is_error: bool = False, cancelled: bool = False) -> None:
-        """``cancelled``: the run was stopped before or while the call ran, which is no tool error."""
+    def tool_result(
+        self,
+        call_id: str,
+        name: str,
+        content: Any,
+        is_error: bool = False,
+        cancelled: bool = False,
+        stopped: bool = False,
+        withheld: str = "",
+    ) -> None:
+        """``cancelled``: the run was stopped before or while the call ran, which is no tool error;
+        ``stopped``: the call itself was stopped in its work (it reads "stopped").
+        ``content`` is what the user sees; ``withheld`` what the model's copy of it left out."""
         card = self._cards.get(call_id) or self.tool_call(call_id, name, {})
         card.result = fmt.truncate(fmt.output_text(content), self.output_chars)
         card.is_error = is_error and not cancelled
+        card.withheld = withheld
         if cancelled:
-            card.status = "cancelled"
+            card.status = "stopped" if stopped else "cancelled"
         for data, mime in fmt.images(content):
             self.blocks.append(Image(data, mime))
 
@@ -143,13 +188,13 @@ class TranscriptDocument:
         return taken
 
     def bundles(self, blocks: list[Block] | None = None, summary: str = "", state: str = "") -> list[dict[str, str]]:
-        """Notebook output bundles: text runs as Markdown + HTML + a short plain text; images as images.
+        """Notebook output bundles: text runs as Markdown + a short plain text; images as images.
 
         ``state`` (done, stopped, error, ...) becomes a ``ja-state-*`` class of the last text output's
-        HTML (the one ending with the status line), for styles and tests.
+        wrapper (the one ending with the status line), for styles and tests.
         """
         blocks = self.blocks if blocks is None else blocks
-        pieces: list[list[str | Card] | Image] = []
+        pieces: list[list[str | Card | Thinking] | Image] = []
         for block in blocks:
             if isinstance(block, Image):
                 pieces.append(block)
@@ -167,23 +212,18 @@ class TranscriptDocument:
         return out
 
 
-def _markdown_of(block: str | Card) -> str:
-    return block.markdown() if isinstance(block, Card) else block
+def _markdown_of(block: str | Card | Thinking) -> str:
+    return block if isinstance(block, str) else block.markdown()
 
 
-def _html_of(block: str | Card) -> str:
-    return block.html() if isinstance(block, Card) else render_markdown(block)
-
-
-def _text_bundle(blocks: list[str | Card], summary: str, state: str) -> dict[str, str]:
+def _text_bundle(blocks: list[str | Card | Thinking], summary: str, state: str) -> dict[str, str]:
     markdown = "\n\n".join(_markdown_of(block) for block in blocks)
-    body = "\n".join(_html_of(block) for block in blocks)
+    classes = f"ja-static ja-state-{html.escape(state)}" if state else "ja-static"
     words = " ".join(block for block in blocks if isinstance(block, str)).split()
     head = " ".join(words)
     head = head if len(head) <= PLAIN_CHARS else head[: PLAIN_CHARS - 1] + "…"
     return {
-        "text/markdown": markdown,
-        "text/html": f'<div class="ja-static{f" ja-state-{html.escape(state)}" if state else ""}">\n{body}\n</div>',
+        "text/markdown": f'<div class="{classes}">\n\n{markdown}\n\n</div>',
         "text/plain": "\n".join(part for part in (summary, head) if part),
     }
 
@@ -199,6 +239,7 @@ def messages_document(messages: Any, *, result_chars: int) -> TranscriptDocument
         UserMessage,
         without_turn_context,
     )
+    from jupyter_agent.runtime.privacy import local_content, withheld_note
 
     document = TranscriptDocument(output_chars=result_chars)
     results = {m.tool_call_id: m for m in messages if isinstance(m, ToolResultMessage)}
@@ -223,9 +264,14 @@ def messages_document(messages: Any, *, result_chars: int) -> TranscriptDocument
                     document.tool_call(block.id, block.name, block.arguments)
                     result = results.get(block.id)
                     if result is not None:
-                        content = [part for part in result.content if getattr(part, "type", "") == "text"]
+                        shown = local_content(result.details) or result.content
+                        content = [part for part in shown if getattr(part, "type", "") == "text"]
                         document.tool_result(
-                            block.id, block.name, content or [{"type": "text", "text": "(no output)"}], result.is_error
+                            block.id,
+                            block.name,
+                            content or [{"type": "text", "text": "(no output)"}],
+                            result.is_error,
+                            withheld=withheld_note(result.details),
                         )
             if message.error_message:
                 document.markdown_block(f"**Error:** {escape_markdown(message.error_message)}")

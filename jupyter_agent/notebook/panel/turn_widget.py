@@ -3,22 +3,27 @@
 Why anywidget: it is the maintained way to ship a custom widget that JupyterLab, Notebook 7,
 VS Code and Colab all render without a lab extension of its own (docs/architecture.md weighs it).
 
-What travels, and when:
+The wire (operations and messages) is declared in ``notebook/comm/panel_protocol.py``. What
+travels, and when:
 
-* The comm_open carries a small loader (``_esm``, ~1 KB), not the front end: the front end
-  (``front_end.js``) and the stylesheet are sent at most once per page, in reply to the first
-  panel that finds them missing, and the page keeps them for every later turn.
+* The comm_open carries a small loader (``_esm``, ``static/loader.js``: ~0.8 KB), not the front
+  end: the front end (``static/front_end.js``) and the stylesheet are sent at most once per page,
+  in reply to the first panel that finds them missing, and the page keeps them for every later
+  turn. Both are minified from their sources beside this module (``loader.js``, ``front_end.js``)
+  by ``jlpm build:panel`` in ``labextension/``; the front end's tests check they are current.
 * Nothing is sent before a front end says hello (its loader does, as the model opens). The hello
-  is answered with the whole current state (the ``Document`` snapshot); every later change goes
-  out as append-only operations, batched: ``flush()`` sends what changed since the last one.
+  is answered with the whole current state (a ``Snapshot`` header; the ``Document`` snapshot in
+  its first buffer); every later change goes out as append-only operations, batched: ``flush()``
+  sends what changed since the last one.
 * Operations are compressed with one deflate stream per front-end session (flushed, never
   finished), so streamed prose costs well under its own size; a front end without
   ``DecompressionStream`` says so in its hello and gets plain JSON instead. Any hello restarts
   the stream for everyone (the snapshot is sent to all front ends: comm messages are broadcast).
 
 Events from the page (clicks, typed text, folding) arrive as ``["click", id]`` …: they are handled on
-the kernel's event loop, except clicks on nodes marked ``immediate`` (Stop), which run on the
-thread they arrive on (see ``controls.handle_where_sent``).
+the kernel's event loop, except clicks and typed text of nodes marked ``immediate`` (Stop, the
+message box, Steer, Follow-up), which run on the thread they arrive on and are sent from there (see
+``controls.handle_where_sent``).
 """
 
 from __future__ import annotations
@@ -28,47 +33,72 @@ import hashlib
 import json
 import secrets
 import threading
+import weakref
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import anywidget
-import ipywidgets as W
 import traitlets
 
+from jupyter_agent.notebook.comm.panel_protocol import Op, PanelKernelMessage, Snapshot
 from jupyter_agent.notebook.panel.controls import handle_where_sent
-from jupyter_agent.notebook.panel.nodes import Document, Op
+from jupyter_agent.notebook.panel.nodes import Document
 from jupyter_agent.notebook.panel.style import stylesheet
 from jupyter_agent.notebook.threads import call_on_loop
 
-FRONT_END = (Path(__file__).with_name("front_end.js")).read_text(encoding="utf-8")
-VERSION = hashlib.sha256((FRONT_END + stylesheet()).encode()).hexdigest()[:12]
-
-# The loader: waits for the front end (sent once per page), queues messages in order meanwhile.
-LOADER = """const G=(globalThis.__jupyterAgentPanel??={});
-G.ready??=new Promise(r=>G.resolve=r);
-async function load(v,js,css){if(G.version===v)return;
-const u=URL.createObjectURL(new Blob([js],{type:"text/javascript"}));
-try{const m=(await import(u)).default;m.style(new TextDecoder().decode(css));G.rt=m;G.version=v;G.resolve(m);}
-finally{URL.revokeObjectURL(u);}}
-export default{initialize({model}){let chain=Promise.resolve();
-model.on("msg:custom",(msg,buffers)=>{chain=chain.then(async()=>{
-if(msg&&msg.rt)await load(msg.rt,buffers[1],buffers[2]);
-if(G.rt)await G.rt.receive(model,msg,buffers);}).catch(e=>console.error("jupyter-agent panel:",e));});
-model.send(["hello",G.version??null,typeof DecompressionStream==="function"]);
-return()=>{if(G.rt)G.rt.forget(model);};},
-async render({model,el}){el.textContent="…";const rt=await G.ready;el.textContent="";return rt.render(model,el);}};
-"""
-
-_layout: W.Layout | None = None
+STATIC = Path(__file__).with_name("static")
+# The widget's _esm. Read here rather than handed to anywidget as a path: a path's FileContents
+# connects every widget to the file's change signal, which would keep every panel alive.
+LOADER = (STATIC / "loader.js").read_text(encoding="utf-8")
+FRONT_END = (STATIC / "front_end.js").read_text(encoding="utf-8")
+# What every panel's deflate stream starts from, unsent: the operations of a typical turn (a fresh
+# panel's snapshot, streamed Markdown, a tool card, the finish), one line of JSON. The page gets it
+# once, with the front end, and inflates it before each stream, so a snapshot (~540 bytes
+# deflated alone) and a turn's first updates cost only what differs from it. Any text works (it
+# only shapes the compression): ``test_turn_widget`` checks it still pays.
+PRIMER = (STATIC / "primer.json").read_bytes()
+VERSION = hashlib.sha256(FRONT_END.encode() + stylesheet().encode() + PRIMER).hexdigest()[:12]
+_primed: Any = None
 
 
-def _shared_layout() -> W.Layout:
-    # One Layout for every panel of the kernel: a widget per panel would open its own (~700 bytes).
-    global _layout
-    if _layout is None or _layout.comm is None:
-        _layout = W.Layout()
-    return _layout
+def _primed_compressor() -> Any:
+    """A deflate stream that has compressed PRIMER already (its bytes, header included, are never sent)."""
+    global _primed
+    if _primed is None:
+        _primed = zlib.compressobj(6)
+        _primed.compress(PRIMER)
+        _primed.flush(zlib.Z_SYNC_FLUSH)  # on a byte boundary, where the page's stored blocks of PRIMER end
+    return _primed.copy()
+
+
+_live_panels: weakref.WeakValueDictionary[str, PanelWidget] = weakref.WeakValueDictionary()
+
+
+def _new_panel_id() -> str:
+    # A short comm id: it is in every message (a uuid would be 32 characters, 24 more bytes a message).
+    # Unique among the kernel's open panels; a page that still knows the id from an earlier panel
+    # starts that panel over at its hello (the snapshot), so only open ones must differ.
+    while True:
+        panel_id = f"ja{secrets.token_hex(3)}"
+        other = _live_panels.get(panel_id)
+        if other is None or other.comm is None:
+            return panel_id
+
+
+# DOMWidget state the panel never uses, left out of its comm_open (~130 bytes a turn): the page's
+# model has the same defaults, and without ``layout`` no Layout widget is opened at all.
+_UNSYNCED = frozenset({"layout", "_dom_classes", "tabbable", "tooltip", "_view_count"})
+
+
+def primed_decompressor() -> Any:
+    """An inflater in the state a page's is in before a primed stream's first piece (tests, tools)."""
+    compressor = zlib.compressobj(6)
+    inflater = zlib.decompressobj()
+    inflater.decompress(compressor.compress(PRIMER) + compressor.flush(zlib.Z_SYNC_FLUSH))
+    return inflater
 
 
 class PanelWidget(anywidget.AnyWidget):
@@ -76,13 +106,18 @@ class PanelWidget(anywidget.AnyWidget):
     # What the front end keys a panel's state by (the page sees each model through several proxies).
     _panel_id = traitlets.Unicode("").tag(sync=True)
 
+    @traitlets.default("keys")
+    def _synced_keys(self) -> list[str]:
+        return [name for name in self.traits(sync=True) if name not in _UNSYNCED]
+
     def __init__(self, document: Document) -> None:
-        # A short comm id: it is repeated in every message (a uuid would be 32 characters).
-        panel_id = f"ja{secrets.token_hex(6)}"
-        super().__init__(layout=_shared_layout(), model_id=panel_id, _panel_id=panel_id)
+        panel_id = _new_panel_id()
+        super().__init__(model_id=panel_id, _panel_id=panel_id)
+        _live_panels[panel_id] = self
         self.document = document
-        self.immediate: set[int] = set()  # nodes whose clicks run on the thread they arrive on
+        self.immediate: set[int] = set()  # nodes whose clicks and typed text run on the thread they arrive on
         self._send_lock = threading.Lock()
+        self._held = 0
         self._connected = False
         self._compressor: Any = None
         self._compress = True
@@ -94,8 +129,23 @@ class PanelWidget(anywidget.AnyWidget):
         self.on_msg(self._on_message)
         handle_where_sent(self)
 
+    def __repr__(self) -> str:
+        # The text/plain beside the widget view in every turn's display (and what a page without widgets shows).
+        return "Agent panel"
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Flushes inside are put off (the caller flushes after): one message for what belongs together."""
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+
     def flush(self) -> None:
         """Send the operations recorded since the last flush (nothing before a front end said hello)."""
+        if self._held:
+            return
         with self._send_lock:
             ops = self.document.take()
             if not ops or not self._connected or self.comm is None:
@@ -105,21 +155,30 @@ class PanelWidget(anywidget.AnyWidget):
             else:
                 self._send_now(ops, None)
 
-    def _send_now(self, content: Any, buffers: list[bytes] | None) -> None:
+    def _send_now(self, content: PanelKernelMessage, buffers: list[bytes] | None) -> None:
         self.send(content, buffers)
 
     def _deflate(self, ops: list[Op]) -> bytes:
         # One line per message: the front end splits the inflated text at newlines (JSON escapes its own).
         data = json.dumps(ops, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-        return bytes(self._compressor.compress(data) + self._compressor.flush(zlib.Z_SYNC_FLUSH))
+        # A partial flush makes everything so far decodable, as a sync flush does, with 3–4 bytes less
+        # a message (an empty fixed block instead of an empty stored one).
+        return bytes(self._compressor.compress(data) + self._compressor.flush(zlib.Z_PARTIAL_FLUSH))
 
     def _on_message(self, _widget: Any, content: Any, buffers: Any) -> None:
         if isinstance(content, list) and content and content[0] == "hello":
             self._hello(content)
-        elif isinstance(content, list) and content and content[0] == "click" and content[1:2] and content[1] in self.immediate:
+        elif self._immediate(content):
             self.document.receive(content)
+            self.flush()  # from this thread: the loop may be blocked by the code a click is about
         else:
             call_on_loop(self._loop, self._receive, content)
+
+    def _immediate(self, content: Any) -> bool:
+        """A click on, or text typed into, a node marked ``immediate``."""
+        if not isinstance(content, list) or len(content) < 2 or content[0] not in ("click", "value"):
+            return False
+        return isinstance(content[1], int) and content[1] in self.immediate
 
     def _receive(self, content: Any) -> None:
         self.document.receive(content)
@@ -132,14 +191,16 @@ class PanelWidget(anywidget.AnyWidget):
             self._compress = self._compress and can_inflate
             self._connected = True
             ops = self.document.snapshot()
-            self._compressor = zlib.compressobj(6) if self._compress else None
+            self._compressor = _primed_compressor() if self._compress else None
             data = self._deflate(ops) if self._compressor is not None else json.dumps(ops, separators=(",", ":")).encode()
             buffers = [data]
-            header: dict[str, Any] = {"s": self._compressor is not None, "rt": None}
+            header: Snapshot = {"s": self._compressor is not None, "rt": None}
+            if self._compressor is not None:
+                header["p"] = True
             if version != VERSION:
                 header["rt"] = VERSION
-                buffers += [FRONT_END.encode(), stylesheet().encode()]
+                buffers += [FRONT_END.encode(), stylesheet().encode(), PRIMER]
             self._send_now(header, buffers)
 
 
-__all__ = ["LOADER", "PanelWidget", "VERSION"]
+__all__ = ["LOADER", "PRIMER", "PanelWidget", "VERSION", "primed_decompressor"]

@@ -5,6 +5,7 @@ import asyncio
 import pytest
 
 from jupyter_agent.features.delegation.spend import SpendPool
+from jupyter_agent.testing.waiting import assert_quiet_for
 
 pytestmark = pytest.mark.anyio
 
@@ -40,7 +41,7 @@ async def test_a_member_waits_while_a_first_request_of_unknown_cost_is_out():
     remaining = {"usd": 1.0}
     assert await pool.admit(first, lambda: remaining["usd"])
     waiting = asyncio.ensure_future(pool.admit(second, lambda: remaining["usd"]))
-    await asyncio.sleep(0.01)
+    await assert_quiet_for(0.01, waiting.done, "admitting the second member")
     assert not waiting.done()
     remaining["usd"] = 0.6
     first.awaiting_response = False
@@ -53,7 +54,7 @@ async def test_a_member_that_would_not_fit_is_refused_and_leaving_wakes_waiters(
     first, second = Member(), Member()
     assert await pool.admit(first, lambda: 0.5)
     waiting = asyncio.ensure_future(pool.admit(second, lambda: 0.5))
-    await asyncio.sleep(0.01)
+    await assert_quiet_for(0.01, waiting.done, "admitting the second member")  # it waits for the first
     pool.leave(first)  # failed before any response: nothing is known, nothing is out
     assert await asyncio.wait_for(waiting, 5) is True
     pool.charged(0.3)

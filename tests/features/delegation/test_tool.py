@@ -21,6 +21,7 @@ from jupyter_agent.features.plan.state import PlanState
 from jupyter_agent.features.plan.tool import plan_tool
 from jupyter_agent.runtime import run_agent
 from jupyter_agent.testing.scripted import ScriptedModel, ScriptedResponse, call, failure, reply, tool_calls
+from jupyter_agent.testing.waiting import assert_quiet_for, wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -91,14 +92,6 @@ def assert_paired(events):
     calls = Counter(e.tool_call_id for e in events if e.type == "tool_call")
     results = Counter(e.tool_call_id for e in events if e.type == "tool_result")
     assert calls == results and all(n == 1 for n in calls.values()), (calls, results)
-
-
-async def wait_for(predicate, timeout=5.0):
-    async def poll():
-        while not predicate():
-            await asyncio.sleep(0.001)
-
-    await asyncio.wait_for(poll(), timeout)
 
 
 def start(router, prompt, tools, *, sink=None, context_options=None, **run_options):
@@ -254,15 +247,17 @@ async def test_the_parents_interrupt_cancels_the_child_and_pairs_every_tool_call
     run, delegation = start(router, "go", [hold], sink=sink)
     parent_events = []
     run.add_listener(parent_events.append)
-    await wait_for(lambda: sink.of("tool_call"))
+    await wait_until(lambda: sink.of("tool_call"))
     run.interrupt()
     result = await run.result()
     assert result.reason == "aborted"
     assert_paired(parent_events)
     assert tool_result(result).is_error
-    await wait_for(lambda: sink.of("finish"))
+    await wait_until(lambda: sink.of("finish"))
     assert sink.of("finish")[0].reason == "aborted"
     assert_paired([e for _, e in sink.events])
+    # A child leaves ``active`` as its task ends, just after its finish event.
+    await wait_until(lambda: not delegation.active, what="the child to leave delegation.active")
     assert delegation.active == {}
 
 
@@ -271,10 +266,10 @@ async def test_children_waiting_for_a_slot_end_with_a_finish_when_the_parent_is_
     router = Router([delegate("a", "b", "c", "d", "e"), reply("never")], child=lambda c: tool_calls(call("hold")))
     sink = ChildEvents()
     run, _ = start(router, "go", [hold], sink=sink)
-    await wait_for(lambda: len(sink.of("tool_call")) == 3)
+    await wait_until(lambda: len(sink.of("tool_call")) == 3)
     run.interrupt()
     await run.result()
-    await wait_for(lambda: len(sink.of("finish")) == 5)
+    await wait_until(lambda: len(sink.of("finish")) == 5)
     assert [e.reason for e in sink.of("finish")] == ["aborted"] * 5
     assert len(sink.of("child_start")) == 3 and len(sink.of("child_queued")) == 5
 
@@ -304,8 +299,9 @@ async def test_at_most_three_children_run_at_once_and_the_rest_wait_their_turn()
             running.discard(child_id)
 
     run, _ = start(router, "go", [hold], sink=track)
-    await wait_for(lambda: len(sink.of("tool_call")) == 3)
-    await asyncio.sleep(0.05)  # the other two stay queued however long the first three take
+    await wait_until(lambda: len(sink.of("tool_call")) == 3)
+    # The other two stay queued however long the first three take.
+    await assert_quiet_for(0.05, lambda: len(sink.of("child_start")) > 3, "a fourth sub-agent starting")
     assert len(sink.of("child_start")) == 3 and len(sink.of("child_queued")) == 5
     release.set()
     result = await run.result()
@@ -328,8 +324,8 @@ async def test_the_cap_holds_across_delegate_calls_sharing_a_context():
     execute = delegate_tool(delegation).execute
     signal = AbortController().signal
     calls = [asyncio.ensure_future(execute(DelegateArgs(tasks=[f"t{n}"]), signal)) for n in range(3)]
-    await wait_for(lambda: len(sink.of("tool_call")) == 2)
-    await asyncio.sleep(0.05)
+    await wait_until(lambda: len(sink.of("tool_call")) == 2)
+    await assert_quiet_for(0.05, lambda: len(sink.of("child_start")) > 2, "a third sub-agent starting")
     assert len(sink.of("child_start")) == 2
     release.set()
     outputs = await asyncio.wait_for(asyncio.gather(*calls), 5)

@@ -36,4 +36,10 @@ def test_a_value_that_cannot_be_copied_says_why():
         def __deepcopy__(self, memo):
             raise TypeError("no")
 
-    assert keep_copy([Stubborn()], fingerprint([]), MB) == NotKept("it could not be copied (TypeError: no)")
+    item = Stubborn()
+    kept = keep_copy([item], fingerprint([]), MB)  # an item of the user's own class is shared, never deep-copied
+    assert isinstance(kept, Kept) and kept.value[0] is item
+    deep: list = []
+    for _ in range(150):
+        deep = [deep]
+    assert keep_copy(deep, fingerprint(deep), MB) == NotKept("containers nested more than 100 deep are not copied")

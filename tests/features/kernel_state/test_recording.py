@@ -3,11 +3,12 @@
 from jupyter_agent.features.kernel_state.recording import ReplayCursor, recorded_turns
 from jupyter_agent.features.kernel_state.replay import find_recording
 from jupyter_agent.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
+from jupyter_agent.notebook.agent_cells import cell_ref
 from jupyter_agent.session import SessionStore
 
 
-def record_turn(store, prompt, answer, code=None, denied=False):
-    store.record_request("openai/x", {"permissions": "ask"})
+def record_turn(store, prompt, answer, code=None, denied=False, cell=None):
+    store.record_request("openai/x", {"permissions": "ask"}, cell=cell)
     store.append(UserMessage(content=prompt))
     if code is not None:
         store.append(AssistantMessage(content=[ToolCall(id=f"c-{prompt}", name="python", arguments={"code": code})]))
@@ -48,6 +49,22 @@ def test_the_cursor_replays_in_order_then_falls_back_to_the_latest_match(tmp_pat
     store.close()
 
 
+def test_a_cell_replays_its_own_turn_when_two_cells_ask_the_same(tmp_path):
+    store = SessionStore(tmp_path / "main.jsonl")
+    record_turn(store, "Show it", "first", code="a = 1", cell=cell_ref("cell-1", 0, "Show it"))
+    record_turn(store, "Show it", "second", code="b = 2", cell=cell_ref("cell-2", 1, "Show it"))
+    turns = recorded_turns(store)
+    # A new kernel runs the second cell alone, then the first: each gets the calls it recorded.
+    cursor = ReplayCursor()
+    assert cursor.choose(turns, "Show it", cell_ref("cell-2", 0, "Show it")).answer == "second"
+    assert cursor.choose(turns, "Show it", cell_ref("cell-1", 1, "Show it")).answer == "first"
+    # Without cellId (a headless run) a cell is its position with its prompt.
+    assert ReplayCursor().choose(turns, "Show it", cell_ref(None, 1, "Show it")).answer == "second"
+    # A cell that recorded nothing with this prompt (a new one) falls back to the prompt and the cursor.
+    assert ReplayCursor().choose(turns, "Show it", cell_ref("cell-3", 2, "Show it")).answer == "first"
+    store.close()
+
+
 class Session:
     def __init__(self, path):
         self.path = path
@@ -66,4 +83,13 @@ def test_find_recording_says_why_a_cell_runs_live(tmp_path):
     turn, note = find_recording(session, "hello again", "auto")
     assert turn is None and note == "This cell's prompt differs from the recorded turn 1 (edited since it ran?): running it live."
     assert find_recording(session, "hello", "auto")[0].answer == "hi"
+    session.store.close()
+
+
+def test_an_edited_cell_is_told_which_of_its_turns_it_differs_from(tmp_path):
+    session = Session(tmp_path / "notes.jsonl")
+    record_turn(session.store, "load", "loaded", cell=cell_ref("cell-a", 0, "load"))
+    record_turn(session.store, "plot", "plotted", cell=cell_ref("cell-b", 1, "plot"))
+    turn, note = find_recording(session, "plot, in blue", "on", cell_ref("cell-b", 0, "plot, in blue"))
+    assert turn is None and note.startswith("This cell's prompt differs from the recorded turn 2 ")
     session.store.close()

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from jupyter_agent.features.kernel_state.undo_store import NamespaceHistory
 from jupyter_agent.features.kernel_state.watch import NamespaceWatch, named_in
@@ -106,3 +107,50 @@ def test_ipython_names_and_odd_keys_are_not_user_variables():
     namespace = {"_": 1, "__": 2, "_5": 3, "_i5": 4, "_oh": {}, "__name__": "m", "": 5, 7: "key", "_mine": 6}
     watch, _ = make(namespace, hidden={"In"})
     assert list(watch.state(set())) == ["", "_mine"]
+
+
+class RecordingWatch:
+    """A CodeWatch that says what it saw: ``watched`` only carries its line and details."""
+
+    def __init__(self, line="Namespace: + a (int)"):
+        self.line = line
+        self.seen = []
+
+    def before(self, code):
+        self.seen.append(code)
+        return len(self.seen)
+
+    def after(self, token):
+        return self.line, [{"token": token}] if self.line else []
+
+
+@pytest.fixture
+def shell():
+    from IPython.testing.globalipapp import get_ipython
+
+    ipython = get_ipython()  # the process's one shell (the notebook tests load the extension in it)
+    ipython.reset(new_session=False)
+    yield ipython
+    ipython.reset(new_session=False)
+
+
+@pytest.mark.anyio
+async def test_a_watch_line_ends_the_python_result_and_its_details_ride_along(shell):
+    from jupyter_agent.features.kernel_state.watch import watched
+    from jupyter_agent.loop import AbortController
+    from jupyter_agent.loop.execute_tool import execute_tool
+    from jupyter_agent.messages import ToolCall
+    from jupyter_agent.tools import kernel_tools
+
+    watch = RecordingWatch()
+    tools = {tool.name: watched(tool, watch) if tool.name == "python" else tool for tool in kernel_tools(shell)}
+    result = await execute_tool(ToolCall(id="c1", name="python", arguments={"code": "a = 1"}), tools, AbortController().signal)
+    assert [block.text for block in result.content] == ["(no output)", "Namespace: + a (int)"]
+    assert result.details["namespace"] == [{"token": 1}] and watch.seen == ["a = 1"]
+    failed = await execute_tool(
+        ToolCall(id="c2", name="python", arguments={"code": "a = 2; 1/0"}), tools, AbortController().signal
+    )
+    assert failed.is_error and failed.content[0].text.endswith("ZeroDivisionError: division by zero\nNamespace: + a (int)")
+    watch.line = ""
+    quiet = await execute_tool(ToolCall(id="c3", name="python", arguments={"code": "pass"}), tools, AbortController().signal)
+    assert [block.text for block in quiet.content] == ["(no output)"] and "namespace" not in (quiet.details or {})

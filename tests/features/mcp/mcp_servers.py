@@ -4,12 +4,12 @@ import os
 import socket
 import subprocess
 import sys
-import time
 
 from jupyter_agent.features.mcp.config import ServerConfig
 from jupyter_agent.features.mcp.process import new_pidfile
 from jupyter_agent.features.mcp.transport import LAUNCHER
 from jupyter_agent.testing import mcp_demo_server
+from jupyter_agent.testing.waiting import listening, wait_until_blocking
 
 DEMO = mcp_demo_server.__file__
 
@@ -38,8 +38,11 @@ class HttpDemo:
                 "-S",
                 "-I",
                 str(LAUNCHER),
+                "--pidfile",
                 str(self.pidfile),
+                "--parent",
                 str(os.getpid()),
+                "--",
                 sys.executable,
                 DEMO,
                 "--http",
@@ -48,17 +51,17 @@ class HttpDemo:
             stderr=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("the HTTP demo server did not start")
+        try:
+            wait_until_blocking(lambda: listening(self.port), 30, "the HTTP demo server", every=0.05)
+        except AssertionError:
+            self.stop()
+            raise RuntimeError("the HTTP demo server did not start") from None
 
     def stop(self) -> None:
-        self.process.kill()
-        self.process.wait(5)
+        self.process.terminate()  # the launcher ends the server with itself
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
         self.pidfile.unlink(missing_ok=True)

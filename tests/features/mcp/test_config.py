@@ -47,7 +47,20 @@ def test_a_default_after_colon_dash_and_an_unset_variable():
         ({"url": "ftp://a"}, "url must start with http:// or https://, got 'ftp://a'"),
         ({"command": "x", "env": {"A": 1}}, "env must be an object of strings"),
         ({"type": "sse", "url": "http://a"}, "type 'sse' is not supported (use stdio, or http for streamable HTTP)"),
-        ({"command": "x", "startTimeout": 0}, "startTimeout must be a positive number of seconds"),
+        ({"command": "x", "startTimeout": 0}, "startTimeout must be a number of seconds above 0 and at most 600, got 0"),
+        (
+            {"command": "x", "startTimeout": float("inf")},
+            "startTimeout must be a number of seconds above 0 and at most 600, got Infinity",
+        ),
+        (
+            {"command": "x", "callTimeout": float("nan")},
+            "callTimeout must be a number of seconds above 0 and at most 600, got NaN",
+        ),
+        (
+            {"command": "x", "callTimeout": 31_536_000},
+            "callTimeout must be a number of seconds above 0 and at most 600, got 31536000",
+        ),
+        ({"command": "x", "callTimeout": "60"}, "callTimeout must be a number of seconds above 0 and at most 600, got a string"),
         ({"command": "x", "comand": "y"}, "unknown key 'comand' (known: command, args, env, cwd, url, headers, type)"),
         ({"command": "${NOPE}"}, None),  # command is not expanded: only env, args and headers are
         ({"command": "x", "env": {"K": "${NOPE}"}}, "env.K uses ${NOPE}, which is not set"),
@@ -71,6 +84,17 @@ def test_a_malformed_file_is_one_clear_line(tmp_path):
     assert read_file(tmp_path / "absent.json", {}) is None
     wrong = write(tmp_path / "list.json", "[1, 2]")
     assert read_file(wrong, {}).problems == [f'MCP config {wrong}: expected an object with "mcpServers", got a list']
+
+
+def test_infinity_in_a_file_is_refused_and_json_nested_100_000_deep_is_one_line(tmp_path):
+    path = write(tmp_path / ".mcp.json", '{"mcpServers": {"forever": {"command": "x", "startTimeout": Infinity}}}')
+    assert read_file(path, {}).problems == [
+        f"MCP config {path}: server 'forever': startTimeout must be a number of seconds above 0 and at most 600, got Infinity"
+    ]
+    deep = write(tmp_path / "deep.json", '{"mcpServers": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    config = read_file(deep, {})
+    assert config.servers == {} and len(config.problems) == 1
+    assert config.problems[0].startswith(f"MCP config {deep}: invalid JSON: nested too deeply (more than ")
 
 
 def test_precedence_configured_over_notebook_folder_over_workspace_over_user(tmp_path):

@@ -8,6 +8,7 @@ from mcp_servers import stdio_config
 from jupyter_agent.features.mcp.config import ServerConfig
 from jupyter_agent.features.mcp.connection import ServerConnection, ServerUnavailable
 from jupyter_agent.features.mcp.process import is_alive
+from jupyter_agent.testing.waiting import wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -71,10 +72,7 @@ async def test_tools_list_changed_is_noticed_and_relisted(tmp_path):
     connection = ServerConnection(stdio_config(), tmp_path / "mcp-demo.log")
     await connection.wait_ready()
     await connection.call_tool("grow", {})
-    for _ in range(100):
-        if connection.tools_stale:
-            break
-        await asyncio.sleep(0.02)
+    await wait_until(lambda: connection.tools_stale, 2, "tools/list_changed to be noticed")
     assert connection.tools_stale
     assert "extra" in {tool.name for tool in await connection.refresh_tools()}
     await connection.stop()

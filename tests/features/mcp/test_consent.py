@@ -15,6 +15,26 @@ def server(name="proj", source="/repo/.mcp.json", args=("--x",)):
 @pytest.fixture(autouse=True)
 def fresh_denials(monkeypatch):
     monkeypatch.setattr(consent, "_denied", set())
+    monkeypatch.setattr(consent, "_allowed", set())
+
+
+async def test_allow_once_lasts_for_the_kernel_for_every_project_server(tmp_path):
+    asked, problems = [], []
+    trust = tmp_path / "mcp-trusted.json"
+    servers = [server(name=f"proj{n}", args=(f"--n{n}",)) for n in range(4)]
+
+    def ask(request):
+        asked.append(request.tool_name)
+        return "once"
+
+    for _ in range(3):  # three turns of the kernel
+        allowed = await consent.consented(servers, mode="ask", ask=ask, redact=str, problem=problems.append, trust=trust)
+        assert [s.name for s in allowed] == ["proj0", "proj1", "proj2", "proj3"]
+    assert asked == ["MCP server proj0", "MCP server proj1", "MCP server proj2", "MCP server proj3"]  # 4 clicks, not 12
+    assert problems == [] and not trust.exists()  # once is for this kernel only: nothing is written
+    changed = server(name="proj0", args=("--other",))
+    await consent.consented([changed], mode="ask", ask=ask, redact=str, problem=problems.append, trust=trust)
+    assert asked[-1] == "MCP server proj0"  # a changed entry is asked about again
 
 
 async def test_ask_mode_asks_and_allow_for_this_session_is_remembered(tmp_path):

@@ -3,8 +3,10 @@
 import pytest
 from mcp_servers import stdio_config
 
+from jupyter_agent.features.mcp.feature import McpFeatureTurn
 from jupyter_agent.features.mcp.registry import McpRegistry
 from jupyter_agent.features.mcp.turn import McpTurn
+from jupyter_agent.features.turn_features import TurnFeatures
 from jupyter_agent.runtime import run_agent
 from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
 
@@ -17,7 +19,13 @@ async def test_a_tool_added_during_the_run_is_offered_at_the_next_step(tmp_path)
     try:
         assert "mcp__demo__extra" not in {tool.name for tool in mcp.tools}
         model = ScriptedModel([tool_calls(call("mcp__demo__grow")), tool_calls(call("mcp__demo__extra")), reply("done")])
-        run = run_agent(model.model(), "grow", tools=mcp.tools, stream_fn=model, prepare_step=mcp.step_hook([], None))
+        run = run_agent(
+            model.model(),
+            "grow",
+            tools=mcp.tools,
+            stream_fn=model,
+            prepare_step=TurnFeatures([], [("mcp", McpFeatureTurn(None, mcp))]).prepare_step(),
+        )
         result = await run.result()
         offered = [{tool.name for tool in request.context.tools} for request in model.requests]
         assert "mcp__demo__extra" not in offered[0] and "mcp__demo__extra" in offered[1]

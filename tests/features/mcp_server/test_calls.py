@@ -8,6 +8,7 @@ from jupyter_agent.features.mcp_server.calls import CANCELLED, WAITING_FOR_APPRO
 from jupyter_agent.features.mcp_server.cell_turns import WAITING_FOR_CELL, CellTurns
 from jupyter_agent.features.mcp_server.record import CallRecorder
 from jupyter_agent.runtime.permissions import PermissionPolicy
+from jupyter_agent.testing.waiting import assert_quiet_for, wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -82,13 +83,13 @@ async def test_while_it_waits_for_a_click_the_client_hears_progress(tmp_path, mo
         progress.append((count, message))
 
     call = asyncio.ensure_future(calls.call("python", {"code": "x"}, "claude-code", report))
-    await asyncio.sleep(0.05)
+    await wait_until(lambda: len(progress) >= 2, what="progress while the question waits")
     click.set_result("once")
     await asyncio.wait_for(call, 1)
     heard = len(progress)
     assert heard >= 2 and all(message == WAITING_FOR_APPROVAL for _, message in progress)
     assert [count for count, _ in progress] == list(range(1, heard + 1))  # progress only grows
-    await asyncio.sleep(0.03)
+    await assert_quiet_for(0.03, lambda: len(progress) != heard, "progress after the call ran")
     assert len(progress) == heard  # silent once it runs
 
 
@@ -103,7 +104,8 @@ async def test_python_waits_for_the_running_cell_and_says_so(tmp_path):
 
     shell.events.trigger("pre_run_cell")
     call = asyncio.ensure_future(calls.call("python", {"code": "x"}, "claude-code", report))
-    await asyncio.sleep(0.02)
+    await wait_until(lambda: progress, what="the call saying it waits for the cell")
+    await assert_quiet_for(0.02, lambda: ran, "the call running while the cell runs")
     assert ran == [] and progress == [WAITING_FOR_CELL]
     shell.events.trigger("post_run_cell")
     assert texts(await asyncio.wait_for(call, 1)) == ["ran x"]
@@ -113,7 +115,7 @@ async def test_a_cancelled_call_voids_its_question_and_is_shown_and_recorded_as_
     click = asyncio.get_running_loop().create_future()
     calls, renderer, session = external(tmp_path, answer=click)
     call = asyncio.ensure_future(calls.call("python", {"code": "x"}, "claude-code"))
-    await asyncio.sleep(0.01)
+    await wait_until(lambda: "approval_request" in renderer.types(), what="the question")
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
         await call

@@ -4,6 +4,7 @@ import pytest
 from serve_fakes import Shell
 
 from jupyter_agent.features.mcp_server.cell_turns import WAITING_FOR_CELL, CellTurns
+from jupyter_agent.testing.waiting import assert_quiet_for, wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -19,7 +20,8 @@ async def test_a_call_waits_while_a_cell_runs_and_runs_when_it_ends():
 
     shell.events.trigger("pre_run_cell")  # an awaiting cell: the loop is free, the cell is not over
     call = asyncio.ensure_future(turns.run(work, on_wait=waits.append))
-    await asyncio.sleep(0.01)
+    await wait_until(lambda: waits, what="the call saying it waits")
+    await assert_quiet_for(0.01, lambda: order, "the call running while the cell runs")
     assert order == [] and waits == [WAITING_FOR_CELL]
     order.append("cell ended")
     shell.events.trigger("post_run_cell")
@@ -36,7 +38,7 @@ async def test_the_calls_own_cell_events_are_not_a_cell_and_calls_take_turns():
     async def work(name):
         shell.events.trigger("pre_run_cell")  # the python tool's own run_cell
         order.append(f"{name} start")
-        await asyncio.sleep(0.01)
+        await assert_quiet_for(0.01, lambda: order[-1] != f"{name} start", f"another call during {name}'s")
         order.append(f"{name} end")
         shell.events.trigger("post_run_cell")
 
@@ -55,7 +57,7 @@ async def test_started_inside_a_cell_it_waits_for_that_cell_and_remove_releases_
         ran.append(True)
 
     call = asyncio.ensure_future(turns.run(work))
-    await asyncio.sleep(0.01)
+    await assert_quiet_for(0.01, lambda: ran, "the call running inside the serving cell")
     assert not ran
     turns.remove()
     await asyncio.wait_for(call, 1)

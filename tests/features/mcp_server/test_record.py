@@ -6,6 +6,7 @@ from serve_fakes import Session
 from jupyter_agent.features.mcp_server.record import CallRecorder, call_message
 from jupyter_agent.messages import TextContent, ToolCall, ToolResultMessage
 from jupyter_agent.session import SessionStore
+from jupyter_agent.testing.waiting import assert_quiet_for, wait_until
 
 pytestmark = pytest.mark.anyio
 
@@ -44,7 +45,7 @@ async def test_while_a_turn_holds_the_session_the_pairs_wait_for_it(tmp_path):
     async with session.lock:
         recorder.record("claude-code", *pair(1))
         recorder.write_pending()
-        await asyncio.sleep(0)
+        await assert_quiet_for(0.01, session.store.history, "a write while the turn holds the session")
         assert session.store.history() == []
     await asyncio.wait_for(recorder.drain(), 1)
     assert [m.role for m in session.store.history()] == ["assistant", "tool_result"]
@@ -58,10 +59,7 @@ async def test_the_pairs_are_written_a_moment_after_the_call(tmp_path, monkeypat
     recorder = CallRecorder(session)
     recorder.record("claude-code", *pair(1))
     assert session.store.history() == []
-    for _ in range(100):  # bounded: the timer fires within a few loop turns of its delay
-        if session.store.history():
-            break
-        await asyncio.sleep(0.01)
+    await wait_until(session.store.history, 1, "the delayed write")
     assert [m.role for m in session.store.history()] == ["assistant", "tool_result"]
 
 

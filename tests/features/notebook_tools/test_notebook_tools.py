@@ -11,6 +11,7 @@ from jupyter_agent.features.notebook_tools import (
     read_disk_cells,
 )
 from jupyter_agent.loop import AbortController
+from jupyter_agent.loop.execute_tool import normalize_output
 from jupyter_agent.tools.errors import ToolError
 
 pytestmark = pytest.mark.anyio
@@ -86,7 +87,9 @@ def tools(context):
 
 
 async def call(tool, **args):
-    return await tool.execute(tool.parameters(**args), AbortController().signal)
+    """The blocks the model reads (a result under a data policy is a ToolOutput with its details)."""
+    content, _details = normalize_output(await tool.execute(tool.parameters(**args), AbortController().signal))
+    return content
 
 
 def text(blocks):
@@ -170,3 +173,128 @@ async def test_run_refuses_while_the_agent_cell_blocks_the_kernel():
     named = tools(NotebookContext(frontend=frontend, notebook_path=lambda: None, user_ns={}, cell_waits=True))
     with pytest.raises(ToolError, match="this %%agent cell waits for its turn"):
         await call(named["notebook_run"], cell_id="load")
+
+
+SECRET_VALUE = "ZEBRA-4411"
+PRIVATE = {
+    "cells": [
+        {
+            "id": "shown",
+            "cell_type": "code",
+            "source": "df.head()",
+            "execution_count": 3,
+            "metadata": {},
+            "outputs": [
+                {"output_type": "stream", "name": "stdout", "text": [f"{SECRET_VALUE}\n"] * 30},
+                {"output_type": "execute_result", "data": {"text/plain": f"   name\n0  {SECRET_VALUE}"}, "metadata": {}},
+                {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJ"}},
+                {
+                    "output_type": "error",
+                    "ename": "KeyError",
+                    "evalue": f"'{SECRET_VALUE}'",
+                    "traceback": ["Cell In[3], line 2", f"KeyError: '{SECRET_VALUE}'"],
+                },
+            ],
+        }
+    ],
+    "metadata": {},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+@pytest.fixture
+def private_context(tmp_path):
+    from jupyter_agent.tools.data_policy import DataPolicy
+
+    path = tmp_path / "private.ipynb"
+    path.write_text(json.dumps(PRIVATE))
+
+    def build(mode, rows=5):
+        return NotebookContext(frontend=FakeFrontend(), notebook_path=lambda: path, user_ns={}, policy=DataPolicy(mode, rows))
+
+    return build
+
+
+async def test_under_schema_saved_outputs_are_their_kind_and_size_and_the_user_keeps_them(private_context):
+    from jupyter_agent.runtime.privacy import local_content
+
+    read = tools(private_context("schema"))["notebook_read"]
+    output = await read.execute(read.parameters(cell_ids=["shown"]), AbortController().signal)
+    model = text(output.content)
+    assert SECRET_VALUE not in model and "source:\ndf.head()" in model  # sources are code: always shown
+    assert "[stdout: 30 lines, 330 characters; values withheld]" in model
+    assert "KeyError (message withheld: 12 characters)" in model and "at cell In[3], line 2" in model
+    assert "image image/png 1×1 (not attached)" in model and not [b for b in output.content if b.type == "image"]
+    assert "Values withheld (data_policy 'schema')" in model and "1 image" in model
+    local = local_content(output.details)
+    assert SECRET_VALUE in text(local) and [b.type for b in local].count("image") == 1
+
+
+async def test_under_schema_the_outline_summarizes_outputs_without_values(private_context):
+    read = tools(private_context("schema"))["notebook_read"]
+    output = await read.execute(read.parameters(), AbortController().signal)
+    model = text(output.content)
+    assert SECRET_VALUE not in model and "stdout 30 lines" in model and "KeyError (message withheld)" in model
+    assert "image image/png 1×1" in model
+    assert SECRET_VALUE not in outline_section(
+        *read_disk_cells(private_context("schema").notebook_path(), {}), policy=private_context("schema").policy
+    )
+
+
+async def test_under_sample_each_output_keeps_a_few_lines(private_context):
+    blocks = await call(tools(private_context("sample", rows=1))["notebook_read"], cell_ids=["shown"])
+    model = text(blocks)
+    assert model.count(SECRET_VALUE) < 30 and "lines withheld" in model
+    assert [b.type for b in blocks].count("image") == 1  # a sample shows the plot
+
+
+async def test_an_edit_supplies_its_own_approval_preview_the_cells_diff(tmp_path):
+    frontend = FakeFrontend([dict(cell) for cell in NOTEBOOK["cells"]])
+    context = NotebookContext(frontend=frontend, notebook_path=lambda: None, user_ns={})
+    named = tools(context)
+    await call(named["notebook_read"], cell_ids=["load"])
+    preview = named["notebook_edit"].approval_preview({"op": "replace", "cell_id": "load", "source": "df = 1"})
+    assert "-df = load()" in preview.text and "+df = 1" in preview.text
+    assert preview.kind == "diff" and preview.complete  # the diff says all the edit does: the arguments fold away
+    assert named["notebook_read"].approval_preview is None  # read-only: never asks
+
+
+async def test_approvals_name_cells_as_the_user_finds_them():
+    """notebook_run's approval shows the cell's place and the head of its source; an edit's diff names the place once."""
+    cells = [dict(cell) for cell in NOTEBOOK["cells"]]
+    cells.append({"id": "long", "cell_type": "code", "source": "\n".join(f"x{i} = {i}" for i in range(12)), "metadata": {}})
+    context = NotebookContext(frontend=FakeFrontend(cells), notebook_path=lambda: None, user_ns={})
+    found = tools(context)
+    preview = found["notebook_run"].approval_preview
+    # Never read by the agent: the live notebook names it all the same.
+    unread = await preview({"cell_id": "plot"})
+    assert unread.text == "Run cell 3 [2] · id plot:\ndf.plot()"
+    missing = await preview({"cell_id": "never-there"})
+    assert missing.text == "Run cell never-there:\n(a cell not in the notebook now: its source is not known here)"
+    await call(found["notebook_read"])
+    run = await preview({"cell_id": "plot", "timeout": 30})
+    assert run.text == "Run cell 3 [2] · id plot, interrupted after 30 s:\ndf.plot()"
+    assert run.complete and run.kind == "code"  # it says all the call does: the arguments fold away
+    head = (await preview({"cell_id": "long"})).text.splitlines()
+    assert head[0] == "Run cell 4 [ ] · id long:" and head[1:] == [f"x{i} = {i}" for i in range(8)] + ["… (4 more lines)"]
+    assert await preview({"stale": True}) is None  # nothing is stale: the call fails without asking for much
+    edit = found["notebook_edit"].approval_preview({"op": "replace", "cell_id": "load", "source": "df = read()"})
+    assert edit.text.splitlines()[:2] == ["--- cell 2 [1] · id load (before)", "+++ cell 2 [1] · id load (after)"]
+    assert edit.text.count("df = read()") == 1 and edit.complete
+    insert = found["notebook_edit"].approval_preview({"op": "insert", "cell_id": "plot", "source": "df.describe()"})
+    assert insert.text.splitlines()[1] == "+++ new cell after cell 3 [2] · id plot (after)"
+
+
+async def test_a_run_of_a_cell_the_notebook_cannot_show_now_is_named_as_the_agent_read_it():
+    class Gone(FakeFrontend):
+        async def read_cells(self):
+            raise RuntimeError("the document went away")
+
+    cells = [dict(cell) for cell in NOTEBOOK["cells"]]
+    context = NotebookContext(frontend=FakeFrontend(cells), notebook_path=lambda: None, user_ns={})
+    await call(tools(context)["notebook_read"])
+    context.frontend = Gone(cells)
+    assert (await tools(context)["notebook_run"].approval_preview({"cell_id": "plot"})).text == (
+        "Run cell 3 [2] · id plot:\ndf.plot()"
+    )

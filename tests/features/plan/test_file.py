@@ -5,9 +5,10 @@ import logging
 
 import pytest
 
-from jupyter_agent.features.plan.file import PlanFile, plan_path
+from jupyter_agent.features.plan.file import PlanFile, plan_path, recorded_plan
 from jupyter_agent.features.plan.prompt import plan_step_section
 from jupyter_agent.features.plan.tool import plan_tool
+from jupyter_agent.messages import TextContent, ToolResultMessage, UserMessage
 from jupyter_agent.runtime import run_agent
 from jupyter_agent.testing.scripted import ScriptedModel, call, reply, tool_calls
 from jupyter_agent.tools.step_context import step_context_hook
@@ -73,3 +74,32 @@ async def test_plan_updates_of_a_run_survive_a_restart(session_file):
         scripted.model(), "continue", system="base", tools=[plan_tool(resumed)], stream_fn=scripted, prepare_step=hook
     ).result()
     assert scripted.requests[0].context.step_context.endswith("[x] 1. Load\n[>] 2. Plot")
+
+
+def plan_result(text, is_error=False, details=None):
+    plan = {"items": [{"id": "1", "text": text, "status": "pending"}]}
+    return ToolResultMessage(
+        tool_call_id=f"call-{text}",
+        tool_name="plan",
+        content=[TextContent(text=text)],
+        details=plan if details is None else details,
+        is_error=is_error,
+    )
+
+
+def test_the_branchs_last_accepted_plan_call_decides():
+    history = [UserMessage(content="go"), plan_result("Load"), plan_result("Refused", is_error=True)]
+    assert [item.text for item in recorded_plan(history).items] == ["Load"]
+    # A record holding no plan (edited by hand) does not hide the call before it.
+    assert [item.text for item in recorded_plan([plan_result("Load"), plan_result("x", details={"no": 1})]).items] == ["Load"]
+    assert recorded_plan([UserMessage(content="go")]) is None
+
+
+def test_a_redone_branch_rolls_the_plan_file_back(session_file):
+    PlanFile(session_file).state().replace([{"text": "Fit a model"}])  # made by a turn a re-run replaced
+    state = PlanFile(session_file).state([UserMessage(content="go"), plan_result("Load")])
+    assert [item.text for item in state.items] == ["Load"]
+    assert [item.text for item in PlanFile(session_file).load().items] == ["Load"]  # saved
+    # A branch whose turns made no plan has none.
+    assert PlanFile(session_file).state([UserMessage(content="go")]).items == []
+    assert PlanFile(session_file).load().items == []

@@ -62,8 +62,12 @@ class RecordingHandler:
         return "The agent reads it at its next step."
 
 
-def hello(version: int = 1) -> dict:
-    return {"content": {"data": {"type": "hello", "version": version, "client": "test"}}}
+def hello(version: int = 1, client_session: str | None = None) -> dict:
+    """A comm_open's message; ``client_session``: the kernel client's (browser tab's) session id."""
+    message: dict = {"content": {"data": {"type": "hello", "version": version, "client": "test"}}}
+    if client_session is not None:
+        message["header"] = {"session": client_session}
+    return message
 
 
 def record_turn(

@@ -5,6 +5,7 @@ from comm_fakes import FakeComm, hello, record_turn
 from jupyter_agent.notebook.comm import (
     DetachedTarget,
     current_cell_id,
+    current_client,
     materialize_last_turn,
     register_comm_target,
     target_for,
@@ -64,6 +65,12 @@ def test_registering_again_replaces_the_target(handler):
 def test_the_cell_id_comes_from_the_execute_request_metadata():
     assert current_cell_id(Shell(Kernel({"metadata": {"cellId": "abc-1"}}))) == "abc-1"
     assert current_cell_id(Shell(Kernel({"metadata": {}}))) is None
+
+
+def test_the_current_client_is_the_session_of_the_message_being_handled():
+    assert current_client(Shell(Kernel({"header": {"session": "tab-1"}}))) == "tab-1"
+    assert current_client(Shell(Kernel({"header": {}}))) is None
+    assert current_client(object()) is None
     assert current_cell_id(Shell(Kernel({}))) is None
     assert current_cell_id(TerminalShell()) is None
 

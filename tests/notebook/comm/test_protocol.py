@@ -31,7 +31,8 @@ def test_an_unknown_type_names_the_known_ones_and_keeps_the_request_id():
         p.parse_frontend_message({"type": "dance", "request_id": "r7"})
     assert str(caught.value) == (
         "unknown message type 'dance'; this kernel understands hello, stop, steer, "
-        "list_sessions, open_session, materialize_request, notebook_reply"
+        "list_sessions, open_session, materialize_request, notebook_reply, complete_request, complete_cancel, "
+        "edit_cell, edit_cancel, edit_decision, chat_request, notebook_moved"
     )
     assert caught.value.request_id == "r7"
 
@@ -79,7 +80,36 @@ def test_the_typescript_mirror_speaks_the_same_version_and_types():
         "transcript",
         "reply",
         "notebook_request",
+        "completion",
+        "edit_proposal",
+        "chat_started",
+        "chat_finished",
+        "edit_review",
+        "edit_review_done",
     }
     assert declared == set(p.FRONTEND_TYPES) | kernel_types
-    for model in (p.Welcome, p.RunStarted, p.RunFinished, p.Materialize, p.Sessions, p.Transcript, p.Reply, p.NotebookRequest):
+    for model in (
+        p.Welcome,
+        p.RunStarted,
+        p.RunFinished,
+        p.Materialize,
+        p.Sessions,
+        p.Transcript,
+        p.Reply,
+        p.NotebookRequest,
+        p.Completion,
+        p.EditProposal,
+        p.ChatStarted,
+        p.ChatFinished,
+        p.EditReview,
+        p.EditReviewDone,
+    ):
         assert model.model_fields["type"].default in kernel_types
+
+
+def test_a_moved_notebook_names_where_it_was():
+    message = p.parse_frontend_message(
+        {"type": "notebook_moved", "request_id": "m1", "path": "b/New.ipynb", "previous": "Old.ipynb"}
+    )
+    assert message == p.NotebookMoved(request_id="m1", path="b/New.ipynb", previous="Old.ipynb")
+    assert p.parse_frontend_message({"type": "notebook_moved", "path": "New.ipynb"}).previous is None

@@ -1,5 +1,5 @@
-"""The checked-in JSON schema of the comm protocol is the models' own, and the kernel's messages
-follow it (the extension's tests validate their side against the same file)."""
+"""The checked-in JSON schemas (the comm protocol's, the panel's) are their declarations' own, and
+the kernel's messages follow them (the extension's tests validate their side against the same files)."""
 
 import json
 from pathlib import Path
@@ -10,7 +10,14 @@ from comm_fakes import FakeComm, hello
 
 from jupyter_agent.notebook.comm import protocol as p
 from jupyter_agent.notebook.comm.protocol import TARGET_NAME
-from jupyter_agent.notebook.comm.schema import SCHEMA_PATH, protocol_schema, schema_text
+from jupyter_agent.notebook.comm.schema import (
+    PANEL_SCHEMA_PATH,
+    SCHEMA_PATH,
+    main,
+    panel_schema_text,
+    protocol_schema,
+    schema_text,
+)
 from jupyter_agent.notebook.comm.target import AgentCommTarget
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -27,6 +34,19 @@ def test_the_checked_in_schema_is_generated_from_the_models():
         f"{SCHEMA_PATH} is stale: run python -m jupyter_agent.notebook.comm.schema > {SCHEMA_PATH}"
     )
     assert SCHEMA["x-protocol-version"] == p.PROTOCOL_VERSION and SCHEMA["x-target-name"] == TARGET_NAME
+
+
+def test_the_checked_in_panel_schema_is_generated_from_its_types():
+    assert (ROOT / PANEL_SCHEMA_PATH).read_text(encoding="utf-8") == panel_schema_text(), (
+        f"{PANEL_SCHEMA_PATH} is stale: run python -m jupyter_agent.notebook.comm.schema panel > {PANEL_SCHEMA_PATH}"
+    )
+
+
+def test_the_command_prints_either_schema_and_refuses_others(capsys):
+    assert main([]) == 0 and capsys.readouterr().out == schema_text()
+    assert main(["panel"]) == 0 and capsys.readouterr().out == panel_schema_text()
+    assert main(["lab"]) == 2
+    assert capsys.readouterr().err == "usage: python -m jupyter_agent.notebook.comm.schema [comm|panel]\n"
 
 
 def kernel_samples():
@@ -46,6 +66,12 @@ def kernel_samples():
         p.NotebookRequest(
             request_id="r4", action="edit", operation={"op": "replace", "cell_id": "c2", "source": "x = 2", "cell_type": "code"}
         ),
+        p.Completion(request_id="r5", text="revenue_q3.sum()", status="streaming", model="openai/gpt-4.1-nano"),
+        p.EditProposal(request_id="r6", cell_id="c2", source="df.plot(logy=True)", model="demo"),
+        p.ChatStarted(request_id="r7", session="chat", model_id="abc"),
+        p.EditReview(request_id="r8", cell_id="c2", op="replace", before="a", after="b"),
+        p.EditReviewDone(request_id="r8"),
+        p.ChatFinished(request_id="r7", session="chat", bundles=[{"text/markdown": "done", "text/html": "<p>done</p>"}]),
     ]
 
 
@@ -80,6 +106,12 @@ def test_frontend_messages_validate_and_bad_ones_do_not():
         {"type": "open_session", "request_id": "r", "session": "main"},
         {"type": "materialize_request", "request_id": "r"},
         {"type": "notebook_reply", "request_id": "r", "ok": True, "cells": [], "index": None},
+        {"type": "complete_request", "request_id": "r", "prefix": "df.", "suffix": "", "cells_above": ["import x"]},
+        {"type": "complete_cancel", "request_id": "r"},
+        {"type": "edit_cell", "request_id": "r", "prompt": "log scale", "cell_id": "c2", "source": "df.plot()"},
+        {"type": "edit_cancel", "request_id": "r"},
+        {"type": "edit_decision", "request_id": "r", "cell_id": "c2", "accepted": True, "before": "a", "after": "b"},
+        {"type": "chat_request", "request_id": "r", "prompt": "What is df?", "session": None},
     ]:
         check("FrontendMessage", message)
         p.parse_frontend_message(message)

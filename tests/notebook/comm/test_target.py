@@ -16,9 +16,9 @@ def target(handler, manager):
     return target
 
 
-def connect(target, manager, comm_id="frontend-1"):
+def connect(target, manager, comm_id="frontend-1", client_session=None):
     comm = FakeComm(comm_id)
-    manager.targets[TARGET_NAME](comm, hello())
+    manager.targets[TARGET_NAME](comm, hello(client_session=client_session))
     return comm
 
 
@@ -187,3 +187,54 @@ async def test_a_notebook_request_is_answered_by_the_frontends_reply(target, man
     assert reply.cells == [{"id": "a"}] and comm.sent[-1] == request.to_json()  # the reply is not answered
     with pytest.raises(asyncio.TimeoutError):
         await target.notebook_request(p.NotebookRequest(request_id="n2", action="read"), timeout=0.01)
+
+
+class AskingHandler:
+    """A handler whose side panel turn notes, as it starts, where its notebook requests will go."""
+
+    def __init__(self, target_of):
+        self.target_of = target_of
+        self.addressees = []
+
+    def chat(self, request, send):
+        from jupyter_agent.notebook.comm import protocol as p
+
+        self.addressees.append(self.target_of().addressee(None))
+        return p.ChatStarted(request_id=request.request_id, session="chat", model_id="m")
+
+
+@pytest.mark.anyio
+async def test_a_side_panel_turns_notebook_requests_go_to_the_view_that_asked_not_the_newest(manager):
+    from jupyter_agent.notebook.comm import protocol as p
+
+    handler = AskingHandler(lambda: target)
+    target = AgentCommTarget(handler, manager)
+    target.register()
+    asking = connect(target, manager, "view-1", client_session="tab-1")
+    newest = connect(target, manager, "view-2", client_session="tab-1")  # a second view, opened later
+    asking.receive({"type": "chat_request", "request_id": "c1", "prompt": "what is df?"})
+    [addressee] = handler.addressees
+    assert addressee.comm_id == "view-1"
+    request = p.NotebookRequest(request_id="n1", action="read")
+    waiting = asyncio.ensure_future(target.notebook_request(request, timeout=5, to=addressee))
+    await wait_until(lambda: request.to_json() in asking.sent, what="the request sent to the view that asked")
+    assert request.to_json() not in newest.sent
+    # Another view answering the same id is not the answer: only the asked view's reply counts.
+    target.handle(newest, {"type": "notebook_reply", "request_id": "n1", "ok": True, "cells": [{"id": "other"}]})
+    target.handle(asking, {"type": "notebook_reply", "request_id": "n1", "ok": True, "cells": [{"id": "asked"}]})
+    assert (await waiting).cells == [{"id": "asked"}]
+
+
+def test_a_cells_turn_addresses_a_view_of_the_browser_tab_that_ran_the_cell(target, manager):
+    from jupyter_agent.notebook.comm import protocol as p
+    from jupyter_agent.notebook.comm.target import Addressee
+
+    in_front = connect(target, manager, "tab-1-view", client_session="tab-1")
+    other_tab = connect(target, manager, "tab-2-view", client_session="tab-2")  # its own unsaved document
+    request = p.NotebookRequest(request_id="n1", action="edit", operation={"op": "delete", "cell_id": "a"})
+    assert target.send_notebook_request(request, Addressee(client="tab-1"))
+    assert in_front.last == request.to_json() and request.to_json() not in other_tab.sent
+    # A view that closed: a view of the same tab, else the newest.
+    in_front.close_from_frontend()
+    assert target.frontend_for(Addressee(comm_id="tab-1-view", client="tab-1")) is other_tab
+    assert target.frontend_for(None) is other_tab and target.clients == {"tab-2-view": "tab-2"}

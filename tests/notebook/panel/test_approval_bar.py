@@ -7,8 +7,8 @@ from jupyter_agent.notebook.panel.approval_bar import ApprovalBar
 from jupyter_agent.testing.waiting import wait_until
 
 
-def request(name="bash", **args):
-    return SimpleNamespace(tool_name=name, args=args or {"command": "rm -rf build"}, label=name)
+def request(name="bash", preview=None, **args):
+    return SimpleNamespace(tool_name=name, args=args or {"command": "rm -rf build"}, label=name, preview=preview)
 
 
 @pytest.mark.anyio
@@ -66,14 +66,34 @@ async def test_click_from_another_thread_is_handed_to_the_loop():
 @pytest.mark.anyio
 async def test_a_notebook_edit_is_shown_as_a_diff_of_the_cell_it_changes():
     from jupyter_agent.features.notebook_tools import Cell, NotebookReadState
+    from jupyter_agent.features.notebook_tools.state import edit_preview
 
     NotebookReadState().saw([Cell(index=0, id="c1", cell_type="code", source="x = 1\ny = 2")])
     bar = ApprovalBar()
-    task = asyncio.ensure_future(bar.ask(request("notebook_edit", op="replace", cell_id="c1", source="x = 1\ny = <3>")))
+    args = {"op": "replace", "cell_id": "c1", "source": "x = 1\ny = <3>"}
+    # The preview is the tool's own (notebook_edit's approval_preview); the bar only draws it.
+    task = asyncio.ensure_future(bar.ask(request("notebook_edit", preview=edit_preview(args), **args)))
     await wait_until(lambda: bar.visible, what="the bar")
     shown = bar._args.value
-    assert '<pre class="ja-diff">' in shown and "cell c1 (before)" in shown
+    assert '<pre class="ja-diff">' in shown and "--- cell 1 [ ] · id c1 (before)" in shown  # the cell as the user finds it
     assert ">-y = 2</span>" in shown and ">+y = &lt;3&gt;</span>" in shown
+    # The diff says all the edit does: shown once, the arguments folded away behind one click.
+    assert shown.count("y = &lt;3&gt;") == 2 and shown.index("ja-diff") < shown.index("<details")
+    bar.buttons["deny"].click()
+    await asyncio.wait_for(task, 1)
+
+
+@pytest.mark.anyio
+async def test_a_tools_preview_that_is_not_complete_sits_above_the_whole_arguments():
+    from jupyter_agent.loop import ApprovalPreview
+
+    bar = ApprovalBar()
+    preview = ApprovalPreview("[3] df = load()\n    df.head()", kind="code")
+    task = asyncio.ensure_future(bar.ask(request("notebook_run", preview=preview, cell_id="7eb47f37")))
+    await wait_until(lambda: bar.visible, what="the bar")
+    shown = bar._args.value
+    assert '<pre class="ja-preview ja-preview-code">[3] df = load()' in shown and "<details" not in shown
+    assert shown.index("ja-preview") < shown.index("7eb47f37")
     bar.buttons["deny"].click()
     await asyncio.wait_for(task, 1)
 
@@ -92,7 +112,7 @@ async def test_the_whole_call_is_shown_once_with_invisible_characters_revealed()
             )
         )
     )
-    await asyncio.sleep(0)
+    await wait_until(lambda: bar.visible, what="the approval bar")
     assert "TAIL-MARKER" in bar._args.value and "more characters not shown" not in bar._args.value
     assert bar._title.value == "<b>Allow <code>write</code> to run?</b>"  # no raw JSON repeat
     assert bar._args.value.count("a.py") == 1
@@ -115,7 +135,7 @@ async def test_the_tools_own_label_stays_in_the_title_without_the_arguments_json
             )
         )
     )
-    await asyncio.sleep(0)
+    await wait_until(lambda: bar.visible, what="the approval bar")
     assert bar._title.value == (
         '<b>Allow <code>mcp__demo__add_note</code> to run?</b> <span class="ja-note">add_note on MCP server demo</span>'
     )

@@ -80,3 +80,42 @@ def test_the_stop_buttons_messages_run_on_the_subshell_they_were_sent_to():
     handle_where_sent(SimpleNamespace(comm=untouched))  # a kernel without the hook is left alone
     assert not hasattr(untouched, "_reply_subshell_for")
     handle_where_sent(SimpleNamespace(comm=None))
+
+
+def test_a_message_the_run_takes_later_is_listed_at_once_and_once():
+    controls, notes = make()
+    handed = []
+    # What the runner does from a subshell's thread while agent-run Python blocks the loop: the run
+    # takes the text only once that call returns, so it says nothing now.
+    controls.on_steer = lambda text: handed.append(text) or True
+    controls.text.value = "use the median"
+    controls.steer_button.click()
+    assert handed == ["use the median"] and controls.text.value == ""  # heard: the box is cleared
+    spinner = '<span class="ja-spinner"></span>'
+    assert controls.queue_html.value == f"{spinner}queued steer (will reach the agent after the running call): use the median"
+    assert is_visible(controls.queue_html)
+    controls.add_queued("steer", "use the median")  # the run's own announcement, once its loop is free
+    assert controls.queued == [("steer", "use the median")]
+    assert controls.queue_html.value == f"{spinner}queued steer: use the median"
+    controls.mark_delivered("steer", "use the median")
+    assert controls.queued == [] and not is_visible(controls.queue_html)
+
+
+def test_a_message_the_run_announces_from_inside_the_hook_is_listed_once():
+    controls, _ = make()
+    controls.on_follow_up = lambda text: controls.add_queued("follow_up", text) or True  # a run on this thread
+    controls.text.value = "then plot it"
+    controls.follow_up_button.click()
+    assert controls.queued == [("follow_up", "then plot it")]
+    controls.add_queued("follow_up", "then plot it")  # the same text sent again later is a second message
+    assert controls.queued == [("follow_up", "then plot it")] * 2
+
+
+def test_a_finished_run_drops_messages_it_never_took():
+    controls, _ = make()
+    controls.on_steer = lambda text: True
+    controls.text.value = "too late"
+    controls.steer_button.click()
+    controls.clear_queue()
+    controls.add_queued("steer", "too late")  # a later run's message of the same text is listed
+    assert controls.queued == [("steer", "too late")]

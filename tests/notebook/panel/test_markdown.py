@@ -1,4 +1,6 @@
-from jupyter_agent.notebook.panel.markdown import render_markdown, unclosed_fence
+import pytest
+
+from jupyter_agent.notebook.panel.markdown import provisionally_closed, render_markdown, unclosed_fence
 
 
 def test_paragraphs_and_headings():
@@ -71,3 +73,22 @@ def test_unclosed_fence_marker():
     assert unclosed_fence("text\n```py\ncode") == "```"
     assert unclosed_fence("~~~~\n```\n") == "~~~~"
     assert unclosed_fence("```\ncode\n```\n") == ""
+
+
+@pytest.mark.parametrize(
+    ("streamed", "shown"),
+    [
+        ("Status: **Offl", "Status: **Offl**"),
+        ("Status: **Offline** now", "Status: **Offline** now"),
+        ("a `co", "a `co`"),
+        ("**bold *and it", "**bold *and it***"),
+        ("Hello **", "Hello"),  # an opener with nothing after it yet is left out
+        ("first\n\nsecond _it", "first\n\nsecond _it_"),
+        ("snake_case_na", "snake_case_na"),  # inside a word: text
+        ("2*3 is", "2*3 is"),
+        ("* a list item", "* a list item"),
+        ("```python\nx = **", "```python\nx = **"),  # an open fence shows its text as it is
+    ],
+)
+def test_inline_markup_a_stream_left_open_is_closed_while_it_streams(streamed, shown):
+    assert provisionally_closed(streamed) == shown

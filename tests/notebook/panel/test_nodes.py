@@ -17,7 +17,7 @@ from jupyter_agent.notebook.panel.nodes import (
 def test_creating_a_node_records_one_create_operation_with_its_non_default_properties():
     document = Document()
     button = Button("Stop", document, button_style="danger", _dom_classes=("ja-stop",))
-    assert document.take() == [["c", button.id, "button", {"d": "Stop", "s": "danger", "k": ["ja-stop"]}]]
+    assert document.take() == [("c", button.id, "button", {"d": "Stop", "s": "danger", "k": ["ja-stop"]})]
     assert document.take() == []
 
 
@@ -28,12 +28,28 @@ def test_a_growing_value_sends_only_its_new_end_in_utf16_units():
     node.value = "<p>🙂 a first sentence, long enough to keep</p>"
     [op] = document.take()
     at = op[2]
-    assert op[:2] == ["a", node.id] and op[3] == " to keep</p>"
+    assert op[:2] == ("a", node.id) and op[3] == " to keep</p>"
     assert at == utf16_length("<p>🙂 a first sentence, long enough")  # the emoji counts 2, as in JavaScript
     node.value = "<b>x</b>"  # nothing worth keeping: the value is sent whole
-    assert document.take() == [["p", node.id, {"v": "<b>x</b>"}]]
+    assert document.take() == [("p", node.id, {"v": "<b>x</b>"})]
     node.value = "<b>x</b>"
     assert document.take() == []  # unchanged: nothing to send
+
+
+def test_a_value_growing_before_its_closing_tags_counts_its_offset_back_from_the_end():
+    document = Document()
+    head = "<p>🙂" + " word" * 30
+    node = HTML(head + "</p>", document)
+    document.take()
+    node.value = head + " more</p>"
+    [op] = document.take()
+    assert op == ("a", node.id, -4, " more</p>")  # 4 UTF-16 units back from the end: "</p>"
+    assert (head + "</p>")[: op[2]] + op[3] == node.value  # as the front end's slice applies it
+    start = "<p>a start to keep"
+    node.value = start + "x" * 1000 + "</p>"
+    document.take()
+    node.value = start + "y</p>"  # far from the end: the offset from the start is the shorter one
+    assert document.take() == [("a", node.id, len(start), "y</p>")]
 
 
 def test_appending_children_sends_only_the_new_ones():
@@ -42,9 +58,9 @@ def test_appending_children_sends_only_the_new_ones():
     box = VBox([first], document)
     document.take()
     box.children = (first, second, third)
-    assert document.take() == [["+", box.id, 1, [second.id, third.id]]]
+    assert document.take() == [("+", box.id, 1, [second.id, third.id])]
     box.children = (third,)
-    assert document.take() == [["p", box.id, {"n": [third.id]}]]
+    assert document.take() == [("p", box.id, {"n": [third.id]})]
 
 
 def test_the_snapshot_rebuilds_the_current_state_and_drops_pending_operations():
@@ -56,9 +72,9 @@ def test_the_snapshot_rebuilds_the_current_state_and_drops_pending_operations():
     text.value = "hello world"
     snapshot = document.snapshot()
     assert document.take() == []
-    assert ["c", text.id, "html", {"v": "hello world"}] in snapshot
-    assert ["c", fold.id, "fold", {"t": "Thinking"}] in snapshot
-    assert ["p", root.id, {"n": [fold.id]}] in snapshot and snapshot[-1] == ["r", root.id]
+    assert ("c", text.id, "html", {"v": "hello world"}) in snapshot
+    assert ("c", fold.id, "fold", {"t": "Thinking"}) in snapshot
+    assert ("p", root.id, {"n": [fold.id]}) in snapshot and snapshot[-1] == ("r", root.id)
     assert [node.id for node in walk(root)] == [root.id, fold.id, text.id]
 
 
@@ -89,7 +105,7 @@ def test_unknown_properties_are_refused():
 def test_images_travel_as_base64():
     document = Document()
     image = Image(document, value=b"\x89PNG", format="png")
-    assert document.take() == [["c", image.id, "image", {"v": "iVBORw=="}]]
+    assert document.take() == [("c", image.id, "image", {"v": "iVBORw=="})]
 
 
 def test_common_prefix():

@@ -193,45 +193,69 @@ def test_set_model_updates_the_footer_and_its_context_gauge(clock, kit):
 
 
 def test_plan_and_memory_appear_around_the_transcript_only_when_used(clock, kit, tmp_path):
+    from jupyter_agent.features.memory.feature import MemorySavedEvent
     from jupyter_agent.features.memory.store import MemoryStore
+    from jupyter_agent.features.memory.view import MemoryPanelView
+    from jupyter_agent.features.plan.feature import PlanChangedEvent
     from jupyter_agent.features.plan.state import PlanState
+    from jupyter_agent.features.plan.view import PlanPanelView
 
     panel = make_panel(clock)
     before = len(panel.root.children)
-    panel.show_plan(PlanState())  # an empty plan adds nothing
-    panel.memory_saved()
-    assert len(panel.root.children) == before and panel.plan is None and panel.memory is None
+    panel.handle(PlanChangedEvent(PlanState()))  # an empty plan adds nothing
+    panel.handle(MemorySavedEvent(()))
+    plan_view, memory_view = panel.views.of(PlanPanelView), panel.views.of(MemoryPanelView)
+    assert len(panel.root.children) == before and plan_view.view is None and memory_view.view is None
     state = PlanState()
     state.replace([{"text": "Load", "status": "in_progress"}])
-    panel.show_plan(state)
+    panel.handle(PlanChangedEvent(state))
     change = MemoryStore(tmp_path).write("units", "Revenue is in EUR.")
-    panel.memory_saved(change)
+    panel.handle(MemorySavedEvent((change,)))
     children = list(panel.root.children)
-    assert children.index(panel.plan.widget) < children.index(panel._body) < children.index(panel.memory.widget)
-    assert "Load" in panel.plan.widget.value and panel.memory.rows[0].change is change
+    plan, memory = plan_view.view, memory_view.view
+    assert children.index(plan.widget) < children.index(panel._body) < children.index(memory.widget)
+    assert "Load" in plan.widget.value and memory.rows[0].change is change
+
+
+def test_a_memory_change_after_the_last_note_was_cleared_stays_in_the_saved_output(clock, tmp_path):
+    from jupyter_agent.features.memory.feature import MemorySavedEvent
+    from jupyter_agent.features.memory.store import MemoryStore
+
+    panel = make_panel(clock)
+    panel.note("Saving what this turn taught to memory…")
+    panel.note("")  # the extraction is over
+    panel.handle(MemorySavedEvent((MemoryStore(tmp_path).write("units", "Revenue is in EUR."),)))
+    markdown = "\n".join(bundle["text/markdown"] for bundle in panel.static_bundles() if "text/markdown" in bundle)
+    assert "Memory created: units" in markdown and "%agent memory undo units" in markdown
+    assert "Saving what this turn taught" not in markdown
 
 
 def test_sub_agent_cards_nest_under_their_delegate_call(clock, kit):
+    from jupyter_agent.features.delegation.feature import ChildEvent
+    from jupyter_agent.features.delegation.view import ChildPanelView
+
     panel = make_panel(clock)
     ev = kit.event
     panel.handle(ev("tool_call", tool_call_id="d1", name="delegate", args={"tasks": ["count rows"]}))
-    panel.child_event("child-1", ev("child_queued", child_id="child-1", task="count rows", index=0))
-    panel.child_event("child-1", ev("child_start", child_id="child-1", max_steps=3, max_spend_usd=None))
-    panel.child_event("child-1", ev("text_delta", delta="There are 42 rows."))
-    child = panel.children.cards["child-1"]
+    panel.handle(ChildEvent("child-1", ev("child_queued", child_id="child-1", task="count rows", index=0)))
+    panel.handle(ChildEvent("child-1", ev("child_start", child_id="child-1", max_steps=3, max_spend_usd=None)))
+    panel.handle(ChildEvent("child-1", ev("text_delta", delta="There are 42 rows.")))
+    child = panel.views.of(ChildPanelView).children.cards["child-1"]
     assert panel.cards[0].nested_widgets == [child.widget]
     panel.flush()
     assert "42 rows" in texts(child.widget)
-    panel.child_event("child-1", ev("bogus"))  # unknown events are ignored
+    panel.handle(ChildEvent("child-1", ev("bogus")))  # unknown events are ignored
     assert panel._errors == []
 
 
 def test_materialize_button_reports_what_it_did(clock, kit):
+    from jupyter_agent.notebook.lab_views import MaterializeOffered, MaterializePanelView
+
     panel = make_panel(clock)
-    assert panel.materialize_button is None
+    assert panel.views.of(MaterializePanelView) is None
     calls = []
-    panel.offer_materialize(2, lambda: calls.append(1) or "Inserting 2 cells below the agent cell.")
-    button = panel.materialize_button
+    panel.handle(MaterializeOffered(2, lambda: calls.append(1) or "Inserting 2 cells below the agent cell."))
+    button = panel.views.of(MaterializePanelView).button
     assert button.description == "Materialize 2 cells" and button in panel.root.children
     button.click()
     assert calls == [1] and "Inserting 2 cells" in panel._note.value
@@ -320,3 +344,41 @@ def test_the_last_text_goes_out_when_the_stream_closes_not_at_the_end_of_the_run
     panel.handle(kit.event("message", message=SimpleNamespace(role="assistant")))  # the stream closed
     assert "The whole answer. Its last words." in texts(panel.root)
     assert len(meter.sent) == sent + 1  # and sent at once, in one message
+
+
+def test_a_failed_turns_saved_output_shows_its_error_once(clock, kit):
+    """The error event reaches the recording once, through the panel as through the static renderer."""
+    from jupyter_agent.loop.types import AgentLoopError
+
+    panel = make_panel(clock)
+    panel.handle(kit.event("run_start", step_budget=5))
+    panel.handle(kit.event("step_start", step=1))
+    failure = AgentLoopError("no API key for openai: set OPENAI_API_KEY or %config AgentMagics.api_key")
+    panel.handle(kit.event("error", error=failure))
+    # The request never reached the provider: its estimated input is no context fill.
+    panel.handle(kit.event("finish", reason="error", text="", usage=kit.usage(0, 0, last=320)))
+    markdown = "\n".join(bundle["text/markdown"] for bundle in panel.static_bundles() if "text/markdown" in bundle)
+    assert markdown.count("**Error**") == 1 and markdown.count("no API key for openai") == 1
+    assert "context" not in markdown and "0 in / 0 out" in markdown
+
+
+def test_a_call_stopped_in_its_work_reads_stopped_and_one_never_run_cancelled(clock, kit):
+    panel = make_panel(clock)
+    panel.handle(kit.event("tool_call", tool_call_id="c1", name="python", args={"code": "loop()"}))
+    stopped = "Stopped after 2.0 s: the user interrupted it (Stop or the kernel's Interrupt)."
+    details = {"cancelled": True, "while_running": True}
+    panel.handle(
+        kit.event("tool_result", tool_call_id="c1", name="python", content=[kit.text(stopped)], is_error=True, details=details)
+    )
+    card = panel.cards[0]
+    assert card.title.startswith("■ python: loop() — stopped · ") and not card.is_error
+    assert '<div class="ja-label">output before it stopped</div>' in card.output_html
+    markdown = "\n".join(bundle["text/markdown"] for bundle in panel.static_bundles() if "text/markdown" in bundle)
+    assert "python · loop() · stopped" in markdown and "· error" not in markdown
+
+
+def test_a_limited_calls_card_says_its_time_left_in_its_first_title(clock, kit):
+    """The first title is what reaches the page before the call's code (or cell) holds the kernel."""
+    panel = make_panel(clock)
+    panel.handle(kit.event("tool_call", tool_call_id="c1", name="notebook_run", args={"cell_id": "a"}, time_limit=40.0))
+    assert panel.cards[0].title.endswith("— running… 40 s left")

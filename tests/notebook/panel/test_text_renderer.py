@@ -48,6 +48,21 @@ async def test_prompt_answers(kit, answer, decision):
 
 
 @pytest.mark.anyio
+async def test_a_complete_preview_is_what_the_terminal_asks_about(kit):
+    from jupyter_agent.loop import ApprovalPreview
+    from jupyter_agent.runtime.permissions import ApprovalRequest
+
+    renderer, out, _ = renderer_with(["n"])
+    preview = ApprovalPreview("--- cell c1 (before)\n+++ cell c1 (after)\n-x = 1\n+x = 2", kind="diff", complete=True)
+    args = {"op": "replace", "cell_id": "c1", "source": "x = 2 # ARGS-MARKER"}
+    assert await renderer.ask(ApprovalRequest("notebook_edit", args, "notebook_edit", preview=preview)) == "deny"
+    assert "  -x = 1\n  +x = 2\n" in out.getvalue() and "ARGS-MARKER" not in out.getvalue()
+    partial, shown, _ = renderer_with(["n"])
+    await partial.ask(ApprovalRequest("notebook_edit", args, "notebook_edit", preview=ApprovalPreview("cell [3]")))
+    assert "  cell [3]\n" in shown.getvalue() and "ARGS-MARKER" in shown.getvalue()
+
+
+@pytest.mark.anyio
 async def test_other_answers_ask_again_and_end_of_input_denies(kit):
     renderer, out, prompts = renderer_with(["yes", "", "a"])
     request = kit.event("request", tool_name="bash", args={}, label="bash")
@@ -85,7 +100,10 @@ def test_a_malformed_event_is_reported_not_raised(kit):
 
 
 def test_plan_memory_sub_agents_and_model(kit, tmp_path):
+    from jupyter_agent.features.delegation.feature import ChildEvent
+    from jupyter_agent.features.memory.feature import MemorySavedEvent
     from jupyter_agent.features.memory.store import MemoryStore
+    from jupyter_agent.features.plan.feature import PlanChangedEvent
     from jupyter_agent.features.plan.state import PlanState
 
     renderer, out, _ = renderer_with()
@@ -93,14 +111,14 @@ def test_plan_memory_sub_agents_and_model(kit, tmp_path):
     assert renderer.status.model_label == "gpt-y" and renderer.status.context_window == 1000
     plan = PlanState()
     plan.replace([{"text": "Load", "status": "done"}, {"text": "Plot", "status": "in_progress"}])
-    renderer.show_plan(plan)
+    renderer.handle(PlanChangedEvent(plan))
     assert "  Plan (1/2 done):\n  [x] 1. Load\n  [>] 2. Plot\n" in out.getvalue()
-    renderer.memory_saved(MemoryStore(tmp_path).write("units", "Revenue is in EUR."))
+    renderer.handle(MemorySavedEvent((MemoryStore(tmp_path).write("units", "Revenue is in EUR."),)))
     assert "(memory created: units — Revenue is in EUR.; %agent memory delete units removes it)" in out.getvalue()
-    renderer.child_event("child-1", kit.event("child_queued", task="count the rows", index=0))
-    renderer.child_event("child-1", kit.event("text_delta", delta="not shown"))
-    renderer.child_event("child-1", kit.event("tool_call", tool_call_id="k", name="inspect", args={"name": "df"}))
-    renderer.child_event("child-1", kit.event("finish", reason="max_steps"))
+    renderer.handle(ChildEvent("child-1", kit.event("child_queued", task="count the rows", index=0)))
+    renderer.handle(ChildEvent("child-1", kit.event("text_delta", delta="not shown")))
+    renderer.handle(ChildEvent("child-1", kit.event("tool_call", tool_call_id="k", name="inspect", args={"name": "df"})))
+    renderer.handle(ChildEvent("child-1", kit.event("finish", reason="max_steps")))
     text = out.getvalue()
     assert "↳ sub-agent 1: count the rows" in text and "sub-agent 1 ▸ inspect" in text
     assert "sub-agent 1 done (step limit reached)" in text and "not shown" not in text

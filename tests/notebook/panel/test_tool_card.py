@@ -68,3 +68,30 @@ def test_live_output_shows_while_the_call_runs_and_the_result_replaces_it(kit):
     assert len(card._body.children) == 2 and "output so far" not in card.output_html
     card.show_live("late")  # after the result nothing live is added
     assert len(card._body.children) == 2
+
+
+def test_a_withheld_result_shows_the_users_copy_and_says_what_the_model_did_not_get(kit):
+    card = ToolCard("c1", "python", {"code": "print(df)"})
+    card.finish(
+        [kit.text("   name\n0  ZEBRA")], withheld="the model got a copy without 12 characters of output (data_policy 'schema')"
+    )
+    assert "ZEBRA" in card.output_html
+    assert "ja-withheld" in card._body.children[-1].value and "data_policy &#x27;schema&#x27;" in card._body.children[-1].value
+
+
+def test_a_call_with_a_time_limit_counts_down_while_it_runs(kit):
+    ticks = Ticks()
+    card = ToolCard("c1", "python", {"code": "train()"}, clock=ticks, time_limit=600)
+    assert card.title.endswith("— running… 10:00 left")
+    card.set_status("waiting for approval")
+    assert card.title.endswith("— waiting for approval")  # no clock runs before the approval
+    ticks.now = 100.0
+    card.running()
+    ticks.now = 161.5
+    card.refresh_clock()
+    assert card.title.endswith("— running… 8:59 left")
+    ticks.now = 655.0
+    card.refresh_clock()
+    assert card.title.endswith("— running… 45 s left")
+    card.finish([kit.text("done")])
+    assert "— done · " in card.title and "left" not in card.title

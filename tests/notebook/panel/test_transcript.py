@@ -83,3 +83,28 @@ def test_pieces_are_nodes_of_the_stream(kit):
         stream.render()
     stream.close()
     assert len(stream.pieces) >= 2 and list(stream.widget.children) == stream.pieces
+
+
+def test_markup_the_stream_has_not_closed_yet_never_shows_raw():
+    stream = MarkdownStream()
+    stream.append("Status: **Offl")
+    stream.render()
+    assert stream.pieces[-1].value == "<p>Status: <strong>Offl</strong></p>"  # no raw ** before the bold closes
+    stream.append("ine** and `pd.read")
+    stream.render()
+    assert stream.pieces[-1].value == "<p>Status: <strong>Offline</strong> and <code>pd.read</code></p>"
+    stream.append("_csv` **")
+    stream.render()
+    assert stream.pieces[-1].value == "<p>Status: <strong>Offline</strong> and <code>pd.read_csv</code></p>"
+    stream.append("never closed")
+    stream.close()  # the answer ended: what it holds is shown as it is
+    assert "**never closed" in stream.pieces[-1].value
+
+
+def test_a_closed_stream_shows_its_text_as_it_is_even_with_nothing_pending():
+    stream = MarkdownStream()
+    stream.append("a *half")
+    stream.render()
+    assert "<em>half</em>" in stream.pieces[-1].value
+    stream.close()
+    assert stream.pieces[-1].value == "<p>a *half</p>"

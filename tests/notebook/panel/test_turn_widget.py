@@ -1,35 +1,42 @@
-from panel_mirror import PanelMirror
+from panel_page import PanelPage
 
-from jupyter_agent.notebook.panel.nodes import HTML, Button, Document, VBox
-from jupyter_agent.notebook.panel.turn_widget import FRONT_END, VERSION, PanelWidget
+from jupyter_agent.notebook.panel.nodes import HTML, Button, Document, Textarea, VBox
+from jupyter_agent.notebook.panel.turn_widget import FRONT_END, PRIMER, VERSION, PanelWidget
 
 
 class Page:
-    """A page's side of one panel widget: says hello, decodes what it gets (panel_mirror)."""
+    """A panel widget shown in a page by its real front end (panel_page): the widget's loader says
+    hello as its model opens, and what the widget sends (the meter's messages) is shown."""
 
-    def __init__(self, widget, meter, version=None, inflate=True):
-        self.widgets = {}
-        self.mirror = PanelMirror(widget.model_id, "cell", self._node)
-        self.meter, self.seen = meter, len(meter.sent)
-        widget._on_message(widget, ["hello", version, inflate], [])
+    def __init__(self, widget, meter, page=None, decompression=True):
+        self.page = page or PanelPage(decompression=decompression)
+        self.widget, self.meter, self.seen = widget, meter, len(meter.sent)
+        self.nodes = {}
+        self.answered(self.page.open(widget.model_id, {"_esm": widget._esm, "_panel_id": widget._panel_id}))
         self.read()
 
-    def _node(self, comm_id):
-        return self.widgets.setdefault(comm_id, type("Node", (), {"state": {}})())
+    def answered(self, answer):
+        for _, content in answer.sent:  # the page's hello, clicks: to the widget, as its comm delivers them
+            self.widget._on_message(self.widget, content, [])
+        for node, state in answer.nodes.items():
+            self.nodes.setdefault(node, {}).update(state)
 
     def read(self):
         for sent in self.meter.sent[self.seen :]:
-            if sent.msg_type == "comm_msg" and sent.data.get("method") == "custom":
-                self.mirror.receive(sent.data["content"], sent.buffers)
+            if sent.comm_id == self.widget.model_id and sent.msg_type == "comm_msg" and sent.data.get("method") == "custom":
+                self.answered(self.page.message(sent.comm_id, sent.data["content"], sent.buffers))
         self.seen = len(self.meter.sent)
 
+    def click(self, node):
+        self.answered(self.page.click(self.widget.model_id, node.id))
+
     def value(self, node):
-        return self.widgets[self.mirror.node_comm(node.id)].state.get("value")
+        return self.nodes[node.id].get("value")
 
 
-def panel(meter):
+def panel(meter, first="<p>first</p>"):
     document = Document()
-    text = HTML("<p>first</p>", document)
+    text = HTML(first, document)
     button = Button("Stop", document)
     root = VBox([text, button], document, _dom_classes=("ja-panel",))
     document.set_root(root)
@@ -48,11 +55,14 @@ def test_the_first_hello_of_a_page_gets_the_state_and_the_front_end_once(meter):
     _, text, _, widget = panel(meter)
     page = Page(widget, meter)
     snapshot = meter.sent[-1]
-    assert snapshot.data["content"] == {"s": True, "rt": VERSION}
+    assert snapshot.data["content"] == {"s": True, "p": True, "rt": VERSION}
     assert bytes(snapshot.buffers[1]).decode() == FRONT_END and b".ja-panel{" in bytes(snapshot.buffers[2])
+    assert bytes(snapshot.buffers[3]) == PRIMER
     assert page.value(text) == "<p>first</p>"
-    Page(widget, meter, version=VERSION)  # a page that has the front end already
-    assert meter.sent[-1].data["content"] == {"s": True, "rt": None} and len(meter.sent[-1].buffers) == 1
+    _, later_text, _, later = panel(meter, "<p>the next turn</p>")
+    next_turn = Page(later, meter, page=page.page)  # the page has the front end already: its loader says so
+    assert meter.sent[-1].data["content"] == {"s": True, "p": True, "rt": None} and len(meter.sent[-1].buffers) == 1
+    assert next_turn.value(later_text) == "<p>the next turn</p>"
 
 
 def test_changes_go_out_compressed_and_append_only(meter):
@@ -69,9 +79,26 @@ def test_changes_go_out_compressed_and_append_only(meter):
     assert sum(sent.buffer_bytes + sent.content_bytes for sent in updates) < len(prose)  # less than the text itself
 
 
+def test_a_fresh_panels_snapshot_costs_little_after_the_primer(meter):
+    # The page inflated the primer before the stream: what the primer holds is a few bytes of reference.
+    from types import SimpleNamespace
+
+    from jupyter_agent.notebook.panel import AgentPanel
+
+    agent = AgentPanel(model_label="demo", session="main", context_window=128_000)
+    agent.handle(SimpleNamespace(type="run_start", step_budget=None))
+    page = Page(agent.widget, meter)
+    snapshot = meter.sent[-1]
+    assert len(snapshot.buffers[0]) < 200  # ~540 bytes deflated without the primer
+    agent.handle(SimpleNamespace(type="text_delta", delta="The **north** fell."))
+    agent.flush()
+    page.read()
+    assert "<strong>north</strong>" in "".join(str(node.get("value", "")) for node in page.nodes.values())
+
+
 def test_a_page_without_decompression_gets_plain_operations(meter):
     _, text, _, widget = panel(meter)
-    page = Page(widget, meter, inflate=False)
+    page = Page(widget, meter, decompression=False)
     text.value = "<p>first, then plain</p>"
     widget.flush()
     page.read()
@@ -81,7 +108,7 @@ def test_a_page_without_decompression_gets_plain_operations(meter):
 def test_a_second_page_restarts_the_stream_for_both(meter):
     _, text, _, widget = panel(meter)
     first = Page(widget, meter)
-    second = Page(widget, meter, version=VERSION)
+    second = Page(widget, meter)  # another browser tab: its hello restarts the stream
     first.read()
     text.value = "<p>first, seen by both pages</p>"
     widget.flush()
@@ -94,10 +121,37 @@ def test_clicks_reach_their_button_and_what_they_change_is_sent(meter):
     document, text, button, widget = panel(meter)
     page = Page(widget, meter)
     button.on_click(lambda _: setattr(text, "value", "<p>stopping</p>"))
-    widget._on_message(widget, ["click", button.id], [])  # no loop here: handled at once
+    page.click(button)  # no loop here: handled at once
     page.read()
     assert page.value(text) == "<p>stopping</p>"
     widget.immediate.add(button.id)
     button.on_click(lambda _: setattr(text, "value", "<p>stopped</p>"))
-    widget._on_message(widget, ["click", button.id], [])  # on the thread it arrived on; sent with the next flush
+    page.click(button)  # on the thread it arrived on; sent with the next flush
     assert text.value == "<p>stopped</p>"
+
+
+def test_typed_text_and_clicks_of_immediate_nodes_are_handled_and_sent_where_they_arrive(meter):
+    import asyncio
+    import threading
+
+    document, text, button, widget = panel(meter)
+    box = Textarea(document)
+    page = Page(widget, meter)
+    # The kernel's loop, blocked by agent-run Python: what is handed to it waits.
+    loop, release = asyncio.new_event_loop(), threading.Event()
+    running = threading.Thread(target=loop.run_forever)
+    running.start()
+    try:
+        loop.call_soon_threadsafe(release.wait, 30)
+        widget._loop = loop
+        widget.immediate.update({box.id, button.id})
+        button.on_click(lambda _: setattr(text, "value", f"<p>sent {box.value}</p>"))
+        widget._on_message(widget, ["value", box.id, "use the median"], [])
+        widget._on_message(widget, ["click", button.id], [])
+        page.read()  # sent already, while the loop is still blocked
+        assert page.value(text) == "<p>sent use the median</p>"
+    finally:
+        release.set()
+        loop.call_soon_threadsafe(loop.stop)
+        running.join(30)
+        loop.close()

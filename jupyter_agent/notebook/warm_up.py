@@ -1,0 +1,90 @@
+"""After ``%load_ext``: what the first turn imports, imported beforehand in the background.
+
+``%load_ext`` imports almost nothing (it must be quick). A turn needs the panel, the runtime, the
+tools, the features and litellm's stream: some 120 modules, about 0.5 s on a small machine, which
+the first ``%%agent`` cell after a restart would otherwise import while the user waits. Once
+litellm's own import is over (``model/litellm_loader.py``, also a background thread), a daemon
+thread imports them with the garbage collector paused, freezing what they made (``long_lived``).
+A turn that starts meanwhile imports what it needs itself: Python's import lock makes one thread
+wait for a module the other is importing, never import it twice.
+
+Then the thread loads the tokenizer litellm counts the configured model's tokens with: litellm
+loads it on first use, which is the first response's cost bookkeeping, on the kernel's loop (for
+OpenAI's o200k_base some 200 000 base64 tokens decoded: about a second in which the kernel
+answers nothing, right after the first turn of every kernel).
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable
+
+from jupyter_agent.long_lived import long_lived_objects
+
+# What a turn imports beyond %load_ext (each pulls in its own modules): the live panel and the
+# static finish, the tools, the features with their views, the model's litellm stream.
+TURN_MODULES = (
+    "jupyter_agent.runtime",
+    "jupyter_agent.model.litellm_stream",
+    "jupyter_agent.model.catalog",
+    "jupyter_agent.tools.coding",
+    "jupyter_agent.tools.kernel",
+    "jupyter_agent.features.turn_features",
+    "jupyter_agent.features.mcp",
+    "jupyter_agent.features.notebook_tools",
+    "jupyter_agent.features.kernel_state.watch",
+    "jupyter_agent.notebook.panel.panel",
+    "jupyter_agent.notebook.panel.finish",
+    "jupyter_agent.notebook.panel.static_render",
+    "jupyter_agent.notebook.mentions",
+    "jupyter_agent.notebook.live_code",
+    "jupyter_agent.notebook.comm.notebook_bridge",
+    "jupyter_agent.notebook.session_moves",
+    "jupyter_agent.session.trust",
+)
+
+_started = threading.Event()
+done = threading.Event()  # set when the warm-up is over (tests and benchmarks wait for it)
+
+
+def warm_up(model: Callable[[], str | None] = lambda: None) -> None:
+    """Starts the warm-up thread (once per kernel); it waits for litellm's import first.
+    ``model``: the model a turn would use when the thread gets there (its tokenizer is loaded)."""
+    if _started.is_set():
+        return
+    _started.set()
+    threading.Thread(target=_warm, args=(model,), name="jupyter-agent-warm-up", daemon=True).start()
+
+
+def _warm(model: Callable[[], str | None]) -> None:
+    from jupyter_agent.model.litellm_loader import litellm_module_sync
+
+    try:
+        try:
+            litellm_module_sync()  # after litellm: two imports at once would each take longer
+        except ImportError:
+            pass  # the turn says why litellm is missing; its own modules are still worth importing
+        with long_lived_objects():
+            for name in TURN_MODULES:
+                try:
+                    importlib.import_module(name)
+                except Exception:  # noqa: BLE001 - the turn that imports it reports the failure
+                    pass
+            _load_tokenizer(model)
+    finally:
+        done.set()
+
+
+def _load_tokenizer(model: Callable[[], str | None]) -> None:
+    from jupyter_agent.model.litellm_tokens import count_tokens
+
+    try:
+        name = model()
+    except Exception:  # noqa: BLE001 - no model known yet: litellm loads the tokenizer when it needs it
+        return
+    if name:
+        count_tokens(name, "warm")  # None for a model litellm cannot count: nothing to load
+
+
+__all__ = ["TURN_MODULES", "done", "warm_up"]
