@@ -23,6 +23,12 @@ class LiveCode:
     def __init__(self, renderer: Callable[[], Any]) -> None:
         self._renderer = renderer
 
+    async def before_blocking(self) -> None:
+        """``python_tool``'s ``before_blocking`` hook: the renderer's own, where it has one."""
+        wait = getattr(self._renderer(), "before_blocking", None)
+        if wait is not None:
+            await wait()
+
     @contextmanager
     def __call__(self) -> Iterator[Callable[[str], None] | None]:
         renderer = self._renderer()

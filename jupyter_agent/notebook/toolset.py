@@ -100,7 +100,14 @@ def build_tools(
 
         # At its limit a python call is interrupted as the kernel's ■ would, and the turn goes on.
         limit = interrupt_router(shell).time_limit
-        tools += kernel_tools(shell, policy=policy, live=live, time_limit=limit, python_timeout=python_timeout)
+        tools += kernel_tools(
+            shell,
+            policy=policy,
+            live=live,
+            time_limit=limit,
+            python_timeout=python_timeout,
+            before_blocking=live.before_blocking if live is not None else None,
+        )
     if wanted & set(CODING_TOOLS):
         snapshots = session.snapshots
 

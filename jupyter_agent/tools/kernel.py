@@ -8,7 +8,7 @@ from jupyter_agent.loop import AgentTool
 from jupyter_agent.tools.caps import DEFAULT_CAPS, OutputCaps
 from jupyter_agent.tools.data_policy import DataPolicy, DataPolicyName
 from jupyter_agent.tools.inspect_tool import inspect_tool
-from jupyter_agent.tools.python_tool import CodeWatch, LiveOutput, TimeLimit, python_tool
+from jupyter_agent.tools.python_tool import BeforeBlocking, CodeWatch, LiveOutput, TimeLimit, python_tool
 from jupyter_agent.tools.variables import variables_tool
 
 
@@ -23,6 +23,7 @@ def kernel_tools(
     policy: DataPolicy | None = None,
     time_limit: TimeLimit | None = None,
     python_timeout: float | None = None,
+    before_blocking: BeforeBlocking | None = None,
 ) -> list[AgentTool]:
     """Tools over ``shell`` (an IPython ``InteractiveShell``; in the kernel, its ZMQ shell).
 
@@ -36,5 +37,7 @@ def kernel_tools(
     """
     policy = policy or DataPolicy(data_policy, sample_rows)
     caps = caps or DEFAULT_CAPS
-    python = python_tool(shell, caps, live, watch, policy=policy, time_limit=time_limit, timeout=python_timeout)
+    python = python_tool(
+        shell, caps, live, watch, policy=policy, time_limit=time_limit, timeout=python_timeout, before_blocking=before_blocking
+    )
     return [python, variables_tool(shell, policy, caps), inspect_tool(shell, policy, caps)]

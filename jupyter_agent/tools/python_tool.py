@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
-from typing import Any, Callable, Protocol
+from typing import Any, Awaitable, Callable, Protocol
 
 from pydantic import BaseModel, Field, create_model
 
@@ -46,6 +46,9 @@ _INTERRUPTS = (KeyboardInterrupt, RunCancelled)
 # Entered around the code's run; yields where to send its text as it is printed (or None). The
 # notebook shows it in the call's card while the code still blocks the event loop.
 LiveOutput = Callable[[], AbstractContextManager[Callable[[str], None] | None]]
+# Awaited just before the code starts to hold the event loop: what must still reach the loop first
+# gets its chance (the notebook: a page's hello to the call's panel, see ``AgentPanel.before_blocking``).
+BeforeBlocking = Callable[[], Awaitable[None]]
 
 
 class LimitState(Protocol):
@@ -128,6 +131,7 @@ def python_tool(
     policy: DataPolicy = _FULL,
     time_limit: TimeLimit | None = None,
     timeout: float | None = None,
+    before_blocking: BeforeBlocking | None = None,
 ) -> AgentTool:
     """``timeout``: the configured limit in seconds (the default and maximum of a call), enforced by
     ``time_limit``; ``None``: no limit."""
@@ -141,6 +145,8 @@ def python_tool(
 
     async def execute(args: PythonArgs, signal: AbortSignal) -> list | ToolOutput:
         seconds = seconds_for(args)
+        if before_blocking is not None:
+            await before_blocking()
         return run_python(
             shell, args.code, signal, caps, live, watch, policy=policy, time_limit=limit, seconds=seconds, maximum=timeout
         )

@@ -105,6 +105,9 @@ class KernelHarness:
         self.page: PanelPage | None = None  # where the panels are shown (one page, as one browser tab), from start()
         self.front_end_subshell: str | None = None
         self.hellos: dict[str, str] = {}  # msg id of each hello sent -> its panel's comm id (replies belong to the panel)
+        # Set: the page's hellos wait in ``held_hellos`` until ``release_hellos`` sends them.
+        self.hold_hellos = False
+        self.held_hellos: list[tuple[str, Any]] = []
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -293,6 +296,9 @@ class KernelHarness:
         """Sends the kernel what the page sent: hellos, clicks, typed text (each on its panel's comm)."""
         for comm_id, content in answer.sent:
             msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": {"method": "custom", "content": content}})
+            if isinstance(content, list) and content[:1] == ["hello"] and self.hold_hellos:
+                self.held_hellos.append((comm_id, content))
+                continue
             if isinstance(content, list) and content[:1] == ["hello"]:
                 # On a subshell, as JupyterLab sends widget messages: agent-run code may block the main shell.
                 if self.front_end_subshell is None:
@@ -301,6 +307,15 @@ class KernelHarness:
                 self.hellos[msg["header"]["msg_id"]] = comm_id
             elif subshell_id is not None:
                 msg["header"]["subshell_id"] = subshell_id
+            self.kc.shell_channel.send(msg)
+
+    def release_hellos(self) -> None:
+        """Sends the held hellos on the main shell, as JupyterLab sends a kernel's first widget
+        messages (before its subshell for widgets exists)."""
+        held, self.held_hellos, self.hold_hellos = self.held_hellos, [], False
+        for comm_id, content in held:
+            msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": {"method": "custom", "content": content}})
+            self.hellos[msg["header"]["msg_id"]] = comm_id
             self.kc.shell_channel.send(msg)
 
     def of(self, msg_id: str) -> list[dict]:

@@ -359,3 +359,22 @@ def test_stop_clicked_on_a_subshell_interrupts_agent_run_python_whose_output_sho
     assert kernel.evaluate(f"[change['name'] for change in {details}['namespace']]") == "['time', 'ticks']"
     assert kernel.evaluate("unpaired_calls('live-stop')") == "[]"
     assert kernel.is_alive() and kernel.evaluate("ticks > 0") == "True"
+
+
+# What it prints is not in its source (the card shows both).
+SLEEPING_CODE = "import time\nprint('as' + 'leep', flush=True)\ntime.sleep(4)\nprint('aw' + 'ake')"
+
+
+def test_a_page_that_says_hello_on_the_main_shell_sees_python_that_blocks_the_loop_while_it_runs(kernel):
+    # JupyterLab sends a kernel's first widget messages on the main shell, and a fast model's python
+    # call may start before the page's hello came: the code must not hold the loop before it is read.
+    kernel.execute(f"script('blocker', tool_calls(call('python', {{'code': {SLEEPING_CODE!r}}})), reply('slept'))")
+    kernel.hold_hellos = True
+    msg_id, _ = kernel.agent_cell("-m blocker -s blocking-hello -p yolo", "Sleep")
+    kernel.wait_for(lambda: kernel.held_hellos, what="the panel to open in the page")
+    time.sleep(0.5)  # the model has answered: its python call is ready to run
+    kernel.release_hellos()
+    kernel.wait_for(lambda: "asleep" in kernel.widget_text(msg_id), timeout=3.5, what="the running code's card")
+    assert "awake" not in kernel.widget_text(msg_id)  # seen while the code runs, not once it ended
+    kernel.wait_turn("blocking-hello", timeout=15)
+    assert kernel.evaluate("last_turn('blocking-hello').result.reason") == "'completed'"

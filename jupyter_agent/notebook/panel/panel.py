@@ -48,6 +48,10 @@ if TYPE_CHECKING:
 MAX_LAG = 0.125
 # Refresh the elapsed time in the footer at most this often while text streams.
 FOOTER_TICK = 5.0
+# How long agent-run Python waits, once a turn, for the page to connect to the panel before it holds
+# the loop: a page shows a new panel within a few hundred milliseconds, and a kernel with no page
+# open pays this once.
+VIEW_WAIT = 2.0
 # Events whose change (the footer's step and usage) can wait for the next update, at most MAX_LAG:
 # at a step's end the finish or the next step's text follows within milliseconds, and one message
 # carries both.
@@ -100,6 +104,7 @@ class AgentPanel(EventRouter):
         self._errors: list[str] = []
         self._footer_shown_at = self._clock.now()
         self._footer_timer: TimerHandle | None = None
+        self._view_waited = False
         self.state = "running"
 
     # Hooks the integration installs; the buttons call them.
@@ -198,6 +203,17 @@ class AgentPanel(EventRouter):
             card.show_live(text)
         self.tick()
         self.widget.flush()
+
+    async def before_blocking(self) -> None:
+        """Awaited before agent-run Python holds the loop: lets the page's hello arrive first.
+
+        JupyterLab sends a kernel's first widget messages on the main shell (until its subshell for
+        widgets exists), and the code would hold that shell's loop: the panel would stay blank, its
+        card and countdown unseen, until the code ends. Waits once a turn, up to ``VIEW_WAIT``.
+        """
+        if not self._view_waited:
+            self._view_waited = True
+            await self.widget.greeted(VIEW_WAIT)
 
     def tick(self) -> None:
         """Moves the footer's clock when the loop cannot (agent-run code blocks it)."""

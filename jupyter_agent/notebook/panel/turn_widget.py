@@ -33,6 +33,7 @@ import hashlib
 import json
 import secrets
 import threading
+import time
 import weakref
 import zlib
 from collections.abc import Iterator
@@ -62,6 +63,7 @@ FRONT_END = (STATIC / "front_end.js").read_text(encoding="utf-8")
 PRIMER = (STATIC / "primer.json").read_bytes()
 VERSION = hashlib.sha256(FRONT_END.encode() + stylesheet().encode() + PRIMER).hexdigest()[:12]
 _primed: Any = None
+GREETING_POLL = 0.02  # seconds: a hello that came is seen within a frame, at ~50 wake-ups a second
 
 
 def _primed_compressor() -> Any:
@@ -119,6 +121,7 @@ class PanelWidget(anywidget.AnyWidget):
         self._send_lock = threading.Lock()
         self._held = 0
         self._connected = False
+        self._greeted = threading.Event()  # a front end said hello (on whichever thread it arrived)
         self._compressor: Any = None
         self._compress = True
         self._loop: asyncio.AbstractEventLoop | None
@@ -165,6 +168,17 @@ class PanelWidget(anywidget.AnyWidget):
         # a message (an empty fixed block instead of an empty stored one).
         return bytes(self._compressor.compress(data) + self._compressor.flush(zlib.Z_PARTIAL_FLUSH))
 
+    async def greeted(self, limit: float) -> bool:
+        """Whether a front end has said hello, waiting for it up to ``limit`` seconds.
+
+        Polled rather than awaited on an event: the hello may be handled on a subshell's thread or,
+        while this waits, on the loop itself.
+        """
+        deadline = time.monotonic() + limit
+        while not self._greeted.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(GREETING_POLL)
+        return self._greeted.is_set()
+
     def _on_message(self, _widget: Any, content: Any, buffers: Any) -> None:
         if isinstance(content, list) and content and content[0] == "hello":
             self._hello(content)
@@ -190,6 +204,7 @@ class PanelWidget(anywidget.AnyWidget):
         with self._send_lock:
             self._compress = self._compress and can_inflate
             self._connected = True
+            self._greeted.set()
             ops = self.document.snapshot()
             self._compressor = _primed_compressor() if self._compress else None
             data = self._deflate(ops) if self._compressor is not None else json.dumps(ops, separators=(",", ":")).encode()

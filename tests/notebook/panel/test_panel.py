@@ -382,3 +382,24 @@ def test_a_limited_calls_card_says_its_time_left_in_its_first_title(clock, kit):
     panel = make_panel(clock)
     panel.handle(kit.event("tool_call", tool_call_id="c1", name="notebook_run", args={"cell_id": "a"}, time_limit=40.0))
     assert panel.cards[0].title.endswith("— running… 40 s left")
+
+
+@pytest.mark.anyio
+async def test_python_waits_once_a_turn_and_at_most_view_wait_for_a_page_to_connect(clock, monkeypatch):
+    import asyncio
+    import time
+
+    from jupyter_agent.notebook.panel import panel as panel_module
+
+    monkeypatch.setattr(panel_module, "VIEW_WAIT", 0.3)
+    panel = make_panel(clock)
+    asyncio.get_running_loop().call_later(0.05, connect, panel)  # the page's hello, read by the waiting loop
+    started = time.monotonic()
+    await panel.before_blocking()
+    assert time.monotonic() - started < 0.25  # returned at the hello, not at the limit
+    # No page ever connects to another panel: it waits the limit once, then never again.
+    lonely = make_panel(clock)
+    started = time.monotonic()
+    await lonely.before_blocking()
+    await lonely.before_blocking()
+    assert 0.3 <= time.monotonic() - started < 0.55
