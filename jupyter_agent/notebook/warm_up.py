@@ -26,6 +26,7 @@ from jupyter_agent.long_lived import long_lived_objects
 # static finish, the tools, the features with their views, the model's litellm stream.
 TURN_MODULES = (
     "jupyter_agent.runtime",
+    "jupyter_agent.notebook.config",  # the turn's settings (AgentConfig.turn)
     "jupyter_agent.model.litellm_stream",
     "jupyter_agent.model.catalog",
     "jupyter_agent.tools.coding",

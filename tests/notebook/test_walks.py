@@ -7,7 +7,10 @@ from walks import measure
 pytestmark = pytest.mark.kernel
 
 # Modules each walk visits; a change that lengthens one fails here (lower them when one gets shorter).
-MOST = {"prompt": 23, "approval": 11, "permissions": 15}
+# The prompt's walk was 19 modules before the feature contract; since, the prompt also passes the
+# cell's identity (agent cells: ``agent_cells``, ``session.cells``, the parent header's ``cellId``)
+# and the privacy gate on the way to the model (``runtime.privacy``).
+MOST = {"prompt": 24, "approval": 11, "permissions": 15}
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from jupyter_agent.tools import process_tree
+
 _KILL_GRACE = 0.5  # after SIGTERM, before SIGKILL
 
 
@@ -42,10 +44,17 @@ def is_alive(pid: int) -> bool:
 
 
 def kill_group(pid: int, grace: float = _KILL_GRACE) -> None:
-    """SIGTERM to the server's process group (it leads one of its own), SIGKILL if it lingers."""
+    """SIGTERM to the server's process group (it leads one of its own), SIGKILL if it lingers.
+
+    The launcher ends what the server started, a ``setsid`` child outside the group too, once it
+    gets the SIGTERM; a loaded machine may not give it the grace to. Before the SIGKILL takes it,
+    its whole tree (found below it while it still lives) is stopped and killed from here.
+    """
     if sys.platform == "win32":
         return
     for sig in (signal.SIGTERM, signal.SIGKILL):
+        if sig == signal.SIGKILL:
+            process_tree.signal_each(process_tree.freeze_tree(pid), signal.SIGKILL)
         try:
             os.killpg(pid, sig)
         except (ProcessLookupError, PermissionError):

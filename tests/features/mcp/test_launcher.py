@@ -97,3 +97,17 @@ def test_every_process_the_server_started_ends_with_it(marker, how):
         process.stdin.close()
         process.stdout.close()
     wait_until_blocking(lambda: not marked(marker), 20, "the launched processes to end", every=0.02)
+
+
+def test_a_kill_that_cannot_wait_for_the_launcher_still_ends_what_left_the_group(marker):
+    # On a loaded machine the launcher may not end its children within the kernel's grace: the
+    # kernel's SIGKILL of the group then must not leave the setsid child (outside the group) alive.
+    from jupyter_agent.features.mcp.process import kill_group
+
+    process = launch(with_children(marker) + f"exec {sleeper(f'{marker}-server')}")
+    wait_until_blocking(lambda: len(marked(marker)) >= 3, 20, "3 launched processes", every=0.02)
+    kill_group(process.pid, grace=0.0)  # no time at all for the launcher's own SIGTERM handling
+    process.wait(30)
+    process.stdin.close()
+    process.stdout.close()
+    wait_until_blocking(lambda: not marked(marker), 10, "the launched processes to end", every=0.02)
