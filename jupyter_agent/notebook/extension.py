@@ -86,9 +86,11 @@ def unload_ipython_extension(ipython: InteractiveShell) -> None:
         _stop_turns(transformer.magics.sessions)
         transformer.magics.sessions.close()
     registry = ipython.magics_manager.magics
+    # Only ours: another extension's %agent stays. Without the magics module imported none of ours is there.
+    ours = getattr(sys.modules.get("jupyter_agent.notebook.magics"), "AgentMagics", None)
     for kind in ("line", "cell"):
         method = registry[kind].get("agent")
-        if method is not None and type(getattr(method, "__self__", None)).__name__ == "AgentMagics":
+        if ours is not None and method is not None and isinstance(getattr(method, "__self__", None), ours):
             del registry[kind]["agent"]
 
 

@@ -76,3 +76,27 @@ def test_a_bodiless_agent_cell_reaches_the_magic_even_without_autoawait():
     assert transformer("panel")(["%%agent --help"]) == expected
     assert transformer("panel", autoawait=False)(["%%agent --help\n", "  \n"]) == expected
     assert transformer("static")(["%%agent\n"]) == ["get_ipython().find_cell_magic('agent')('', '')\n"]
+
+
+UNLOAD = """
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+shell.config.AgentMagics.preload = False
+shell.run_line_magic("load_ext", "jupyter_agent")
+assert shell.find_cell_magic("agent") and shell.find_line_magic("agent")
+shell.run_line_magic("unload_ext", "jupyter_agent")
+assert shell.find_cell_magic("agent") is None and shell.find_line_magic("agent") is None
+def other_agent(line):  # another extension's %agent, registered over ours
+    return "other"
+shell.run_line_magic("load_ext", "jupyter_agent")
+shell.register_magic_function(other_agent, "line", "agent")
+shell.run_line_magic("unload_ext", "jupyter_agent")
+assert shell.find_cell_magic("agent") is None
+assert shell.find_line_magic("agent") is other_agent, "another extension's %agent was removed"
+print("ok")
+"""
+
+
+def test_unloading_removes_our_agent_magics_and_no_one_elses(tmp_path):
+    done = subprocess.run([sys.executable, "-c", UNLOAD], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.stdout.strip().endswith("ok"), done.stderr
