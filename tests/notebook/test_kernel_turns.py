@@ -372,7 +372,8 @@ def test_a_page_that_says_hello_on_the_main_shell_sees_python_that_blocks_the_lo
     kernel.hold_hellos = True
     msg_id, _ = kernel.agent_cell("-m blocker -s blocking-hello -p yolo", "Sleep")
     kernel.wait_for(lambda: kernel.held_hellos, what="the panel to open in the page")
-    time.sleep(0.5)  # the model has answered: its python call is ready to run
+    # The model has answered and its python call is ready to run; the page has not said hello yet.
+    kernel.assert_quiet_for(0.5, lambda: "asleep" in kernel.widget_text(msg_id), "the card before the hello")
     kernel.release_hellos()
     kernel.wait_for(lambda: "asleep" in kernel.widget_text(msg_id), timeout=3.5, what="the running code's card")
     assert "awake" not in kernel.widget_text(msg_id)  # seen while the code runs, not once it ended
