@@ -28,7 +28,8 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from jupyter_agent.features.delegation.child import REFUSED, ChildJob, ChildOutcome, ChildQueuedEvent, ChildStartEvent
 from jupyter_agent.features.delegation.spend import SpendPool
-from jupyter_agent.loop import AgentTool, ToolOutput
+from jupyter_agent.loop import AbortSignal, AgentTool, ToolOutput
+from jupyter_agent.messages import JsonObject
 from jupyter_agent.model import Model, StreamFn, StreamOptions
 from jupyter_agent.runtime import AgentRun, PermissionPolicy, Rates
 from jupyter_agent.tools.errors import ToolError
@@ -142,7 +143,7 @@ class DelegateArgs(BaseModel):
 
 
 def delegate_tool(parent: DelegationContext) -> AgentTool:
-    async def execute(args: DelegateArgs, signal) -> ToolOutput:
+    async def execute(args: DelegateArgs, signal: AbortSignal) -> ToolOutput:
         run = parent.run
         if run is None:
             raise ToolError(NOT_ATTACHED)
@@ -201,7 +202,7 @@ def _first_line(text: str, limit: int = 80) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
-def _detail(outcome: ChildOutcome) -> dict:
+def _detail(outcome: ChildOutcome) -> JsonObject:
     return {
         "child_id": outcome.child_id,
         "task": outcome.task,

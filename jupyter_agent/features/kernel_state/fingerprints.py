@@ -190,10 +190,10 @@ def _series(series: Any, kind: str) -> Fingerprint:
     return Fingerprint(id(series), kind, (length,), None, digest.hexdigest(), int(getattr(values, "nbytes", 0) or 0))
 
 
-def _label(label: Any) -> str:
+def _label(label: object) -> str:
     """A column (or series) name as text without running its ``__str__``: plain values as themselves."""
     cls = type(label)
-    if cls is str:
+    if isinstance(label, str) and cls is str:
         return label
     if cls in (int, float, bool, type(None)) or library_of(cls) == "numpy":
         return str(label)
