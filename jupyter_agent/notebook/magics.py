@@ -92,6 +92,7 @@ class AgentMagics(Magics):
         wait: bool
         preload: bool
         raise_on_error: str
+        mcp_servers: dict[str, object]
 
     def __init__(self, shell: InteractiveShell, **kwargs: object) -> None:
         super().__init__(shell=shell, **kwargs)
