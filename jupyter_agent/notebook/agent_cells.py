@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -72,7 +72,7 @@ def agent_prompt(source: str) -> str | None:
     return body.strip() if first.split(" ", 1)[0] == AGENT_CELL else None
 
 
-def document_cells(cells: Sequence[dict[str, Any]]) -> list[DocumentCell]:
+def document_cells(cells: Sequence[Mapping[str, Any]]) -> list[DocumentCell]:
     """Every cell of a notebook in order (nbformat or the live document's cells), agent cells with their prompt."""
     found = []
     for cell in cells:
