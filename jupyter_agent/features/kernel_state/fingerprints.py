@@ -9,7 +9,7 @@ types are told by ``type()`` and ``issubclass`` (``isinstance`` reads ``__class_
 may define), type names and modules through ``type``'s own descriptors (a metaclass may define
 them), only exact builtin containers are looked into (a subclass's ``__len__`` or ``__iter__`` is
 user code), numpy and pandas objects only when their class is the library's, and items of object
-arrays by identity (their ``repr`` is user code). Any other object gets identity and type only,
+arrays by identity (their ``repr`` is user code). Every other object gets identity and type only,
 marked ``opaque``: the diff compares it by identity and says so.
 """
 

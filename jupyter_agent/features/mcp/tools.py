@@ -45,7 +45,7 @@ def tool_name(server: str, tool: str) -> str:
 
 
 class McpArguments(BaseModel):
-    """Any JSON object; the schema the provider sees is the server's (see ``model_json_schema``)."""
+    """A JSON object of whatever shape; the schema the provider sees is the server's (see ``model_json_schema``)."""
 
     model_config = ConfigDict(extra="allow")
     server_schema: ClassVar[JsonObject] = {}
