@@ -17,10 +17,11 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
+from jupyter_agent.features.feature import ResolvedModel
 from jupyter_agent.notebook import agent_cells, frontend, runner
 from jupyter_agent.notebook.failed_turn import fail_cell, waits
 from jupyter_agent.notebook.lab_bridge import LabBridge
-from jupyter_agent.notebook.model_resolution import ResolvedModel, choose_model
+from jupyter_agent.notebook.model_resolution import choose_model
 from jupyter_agent.notebook.session_manager import SessionManager, SessionNameError
 from jupyter_agent.notebook.site_limits import load_site_policy, site_model
 from jupyter_agent.notebook.system_prompt import notebook_system_prompt, turn_context
@@ -148,7 +149,7 @@ class AgentMagics(Magics):
 
     def _parse(self, line: str) -> argparse.Namespace | None:
         try:
-            args = parse_argstring(self.agent_cell, line)
+            args: argparse.Namespace = parse_argstring(self.agent_cell, line)
         except UsageError as error:
             raise UsageError(f"{error}\n{self.cell_usage()}") from None
         if args.help:
