@@ -164,7 +164,7 @@ class AgentMagics(Magics):
     def cell_usage(self) -> str:
         return self.agent_cell.parser.format_usage().strip().replace("::\n\n  ", "usage: ") + "\nSee %%agent --help."
 
-    def _turn(self, args: Any, cell: str, mode: frontend.Mode, *, mentions: bool = True) -> runner.Turn:
+    def _turn(self, args: argparse.Namespace, cell: str, mode: frontend.Mode, *, mentions: bool = True) -> runner.Turn:
         prompt = cell.strip()
         if not prompt:
             raise UsageError(NO_PROMPT)
@@ -290,11 +290,11 @@ class AgentMagics(Magics):
         await runner.wait_idle(wait_session(self, line))
 
 
-def _tool_selection(args: Any) -> tuple[str, ...] | None:
+def _tool_selection(args: argparse.Namespace) -> tuple[str, ...] | None:
     return parse_tool_list(args.tools) if args.tools is not None else None
 
 
-def _mcp_selection(args: Any) -> tuple[str, ...] | None:
+def _mcp_selection(args: argparse.Namespace) -> tuple[str, ...] | None:
     if args.no_mcp:
         return ()
     if args.mcp is None:
@@ -316,13 +316,13 @@ def _notebook_frontend(shell: Any) -> Any:
     return CommNotebookFrontend(shell)
 
 
-def _cell_id(shell: Any) -> str | None:
+def _cell_id(shell: object) -> str | None:
     from jupyter_agent.notebook.comm import current_cell_id
 
     return current_cell_id(shell)
 
 
-def _outline(shell: Any, session: Any, cell_id: str | None, around: int, policy: DataPolicy) -> str:
+def _outline(shell: Any, session: AgentSession, cell_id: str | None, around: int, policy: DataPolicy) -> str:
     """The cells around the agent cell, from the saved file and the kernel's history."""
     if around <= 0:
         return ""
