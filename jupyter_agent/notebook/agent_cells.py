@@ -23,6 +23,7 @@ from jupyter_agent.session.records import CellRef
 
 if TYPE_CHECKING:
     from jupyter_agent.model import Model
+    from jupyter_agent.notebook.runner import Turn
     from jupyter_agent.session import SessionStore
     from jupyter_agent.session.turns import TurnSpan
 
@@ -140,7 +141,7 @@ async def place_turn(
     return Placement(plan, known)
 
 
-async def place_cell_turn(turn: Any) -> Placement | None:
+async def place_cell_turn(turn: Turn) -> Placement | None:
     """Places the turn of a cell on its session's branch (a re-run cell branches the session just
     before its earlier turn); before the turn's features open, so that they read the branch the
     turn continues (its plan). None: a turn from no cell, appended."""
@@ -153,7 +154,7 @@ async def place_cell_turn(turn: Any) -> Placement | None:
 
 
 async def start_cell_turn(
-    turn: Any, placement: Placement | None, options: dict[str, Any], system: str, tools: Sequence[Any], lead: str = ""
+    turn: Turn, placement: Placement | None, options: dict[str, Any], system: str, tools: Sequence[Any], lead: str = ""
 ) -> None:
     """Records the turn's request (``options``: its non-secret settings) where ``place_cell_turn``
     put it and says what it continues: every request carries ``system`` and ``tools`` too.

@@ -26,6 +26,7 @@ from jupyter_agent.session import list_sessions, sessions_folder
 from jupyter_agent.session.index_file import INDEX_SUFFIX
 
 if TYPE_CHECKING:
+    from jupyter_agent.notebook.magics import AgentMagics
     from jupyter_agent.notebook.session_manager import SessionManager
 
 LOCK_SUFFIX = ".lock"
@@ -52,7 +53,7 @@ def follow_notebook(manager: SessionManager, path: str, previous: str | None) ->
     return _move(manager, old, new)
 
 
-def adopt_report(magics: Any, old: str) -> Report:
+def adopt_report(magics: AgentMagics, old: str) -> Report:
     """``%agent sessions --adopt OLD.agent``: OLD's sessions join this notebook's (copied when OLD's
     notebook still exists, else moved); a session of the same name here is left alone and the
     adopted one takes the first free name (the turn that said where OLD is made a ``main`` here)."""
