@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from traitlets import TraitType
 
     from jupyter_agent.loop import AgentTool
+    from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
     from jupyter_agent.notebook.config import AgentConfig
     from jupyter_agent.notebook.report import Report
     from jupyter_agent.notebook.session_manager import AgentSession
@@ -310,7 +311,7 @@ def unknown_notebook_note(path: Path) -> str:
     )
 
 
-def _notebook_frontend(shell: Any) -> Any:
+def _notebook_frontend(shell: Any) -> CommNotebookFrontend:
     from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
 
     return CommNotebookFrontend(shell)

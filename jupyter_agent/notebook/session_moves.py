@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Callable
 
 from IPython.core.error import UsageError
 
@@ -28,6 +28,7 @@ from jupyter_agent.session.index_file import INDEX_SUFFIX
 if TYPE_CHECKING:
     from jupyter_agent.notebook.magics import AgentMagics
     from jupyter_agent.notebook.session_manager import SessionManager
+    from jupyter_agent.runtime.permissions import Trust
 
 LOCK_SUFFIX = ".lock"
 SESSION_SUFFIX = ".jsonl"
@@ -178,7 +179,7 @@ def _renamed(entry: str, names: dict[str, str]) -> str:
     return names[owner] + entry[len(owner) :]
 
 
-def _close(manager: SessionManager, folder: Path) -> dict[str, tuple[Any, Any]]:
+def _close(manager: SessionManager, folder: Path) -> dict[str, tuple[Trust, str | None]]:
     """Closes this kernel's open sessions in ``folder``; returns what each had granted."""
     carried = {}
     for path, session in list(manager.sessions.items()):
@@ -189,7 +190,7 @@ def _close(manager: SessionManager, folder: Path) -> dict[str, tuple[Any, Any]]:
     return carried
 
 
-def _running(manager: SessionManager, folder: Path) -> list[Any]:
+def _running(manager: SessionManager, folder: Path) -> list[asyncio.Task[None]]:
     return [
         task
         for path, session in manager.sessions.items()
@@ -198,7 +199,7 @@ def _running(manager: SessionManager, folder: Path) -> list[Any]:
     ]
 
 
-async def _after(tasks: list[Any], then: Any) -> None:
+async def _after(tasks: list[asyncio.Task[None]], then: Callable[[], object]) -> None:
     await asyncio.wait(tasks)
     then()
 
