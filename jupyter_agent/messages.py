@@ -17,7 +17,7 @@ import operator
 import time
 import weakref
 from collections.abc import Hashable, Sequence
-from typing import TYPE_CHECKING, Annotated, Any, Callable, Generic, Literal, TypeVar, Union
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Generic, Literal, TypeAlias, TypeVar, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
 StopReason = Literal["stop", "length", "tool_use", "error", "aborted"]
+
+# A JSON document as ``json.loads`` gives it: what a payload (a tool's arguments, an MCP message, a
+# session record, a notebook cell) is until the code that reads it checks its shape.
+JsonValue: TypeAlias = "dict[str, JsonValue] | list[JsonValue] | str | int | float | bool | None"
+JsonObject: TypeAlias = "dict[str, JsonValue]"
 
 
 def now_ms() -> int:
@@ -363,6 +368,8 @@ __all__ = [
     "AssistantMessage",
     "Cost",
     "ImageContent",
+    "JsonObject",
+    "JsonValue",
     "Message",
     "StopReason",
     "TextContent",

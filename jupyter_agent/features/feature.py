@@ -94,6 +94,14 @@ class TurnSession(Protocol):
     def read_tracker(self) -> ReadTracker: ...
 
 
+class KernelShell(Protocol):
+    """What a feature may use of the kernel's IPython shell (``IPython.InteractiveShell``): its
+    namespace. Anything else (``events``, ``transform_cell``) is read with ``getattr``, as optional."""
+
+    @property
+    def user_ns(self) -> dict[str, object]: ...
+
+
 class FeatureEvent:
     """Something a feature shows: put into the turn's event feed beside the run's events.
 
@@ -122,7 +130,7 @@ class TurnContext:
     ask: Prompt | None  # the turn's approval prompt (None: nobody can answer; deny)
     model: Callable[[], Awaitable[ResolvedModel]]
     current_step: Callable[[], int]  # the run's step (0 before it starts): undo entries are per step
-    shell: Any = None  # the IPython shell whose namespace the kernel tools use (None outside a kernel)
+    shell: KernelShell | None = None  # the IPython shell whose namespace the kernel tools use (None outside a kernel)
     frontend: NotebookFrontend | None = None  # the live notebook document, over the lab extension's comm
     cell_waits: bool = False  # the cell blocks the kernel until the turn ends (no other cell can run)
     trust_key: TrustKey | None = None  # this user's key: which recorded calls they allowed (session/trust.py)

@@ -10,9 +10,10 @@ on disk and the kernel's history (see ``disk``).
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol, TypedDict, TypeGuard
 
 from jupyter_agent.errors import JupyterAgentError
+from jupyter_agent.messages import JsonObject, JsonValue
 
 NEEDS_EXTENSION = (
     "{what} needs the jupyter-agent JupyterLab extension connected to this notebook "
@@ -24,18 +25,69 @@ class FrontendError(JupyterAgentError):
     """The frontend refused or failed; the message is for the model."""
 
 
+class CellOutput(TypedDict, total=False):
+    """One output of a cell, nbformat 4 shaped (the keys its ``output_type`` has)."""
+
+    output_type: str  # "stream", "display_data", "execute_result" or "error"
+    name: str  # a stream's: "stdout" or "stderr"
+    text: str | list[str]  # a stream's text (nbformat keeps multi-line strings as lists of lines)
+    data: dict[str, JsonValue]  # by MIME type
+    metadata: JsonObject
+    execution_count: int | None
+    ename: str  # an error's
+    evalue: str
+    traceback: list[str]
+
+
+class CellJson(TypedDict, total=False):
+    """A notebook cell, nbformat 4 shaped, with ``id`` (and ``outputs`` for a code cell)."""
+
+    id: str
+    cell_type: str
+    source: str | list[str]
+    metadata: JsonObject
+    execution_count: int | None
+    outputs: list[CellOutput]
+    attachments: JsonObject
+
+
+def is_cell(value: object) -> TypeGuard[CellJson]:
+    """A JSON object read as a cell: its shape is the notebook file's (or the extension's) word,
+    and the readers take each key as optional (``Cell.from_json``)."""
+    return isinstance(value, dict)
+
+
+class EditOperation(TypedDict, total=False):
+    """A change of the live document: ``insert`` (``index``, ``source``, ``cell_type``; an undo
+    also gives the ``cell_id`` to restore), ``replace`` (``cell_id``, ``source``, ``cell_type``) or
+    ``delete`` (``cell_id``)."""
+
+    op: str
+    cell_id: str
+    index: int
+    source: str | list[str]
+    cell_type: str
+
+
+class CellReply(TypedDict, total=False):
+    """What an edit or a run answers: the cell as it is now (or the deleted one), and its index."""
+
+    cell: CellJson | None
+    index: int
+
+
 class NotebookFrontend(Protocol):
     @property
     def connected(self) -> bool:
         """Whether a frontend with the extension can answer now."""
 
-    async def read_cells(self) -> list[dict[str, Any]]:
+    async def read_cells(self) -> list[CellJson]:
         """Every cell of the live document, nbformat 4 shaped (with ``id`` and ``outputs``)."""
 
-    async def edit(self, operation: dict[str, Any]) -> dict[str, Any]:
+    async def edit(self, operation: EditOperation) -> CellReply:
         """Applies ``{"op": insert|replace|delete, ...}``; returns the cell as it is now (or the deleted one)."""
 
-    async def run_cell(self, cell_id: str, timeout: float) -> dict[str, Any]:
+    async def run_cell(self, cell_id: str, timeout: float) -> CellReply:
         """Runs a cell in the frontend; its outputs and execution count once it finished."""
 
     def insert_fallback(self, source: str) -> bool:

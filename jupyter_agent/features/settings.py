@@ -32,7 +32,7 @@ class _Default:
         return "DEFAULT"
 
 
-DEFAULT: Any = _Default()  # ``Setting.unset``: the traitlet's default is the field's
+DEFAULT: object = _Default()  # ``Setting.unset``: the traitlet's default is the field's
 
 
 @dataclass(frozen=True)
@@ -41,11 +41,11 @@ class Option:
     field's name unless given); ``serve``: its help in ``%agent serve``, which then takes it too."""
 
     flags: tuple[str, ...]
-    keywords: Mapping[str, Any] = field(default_factory=dict)
+    keywords: Mapping[str, object] = field(default_factory=dict)
     serve: str | None = None
 
 
-def option(*flags: str, serve: str | None = None, **keywords: Any) -> Option:
+def option(*flags: str, serve: str | None = None, **keywords: object) -> Option:
     return Option(flags, keywords, serve)
 
 
@@ -73,14 +73,14 @@ class Setting:
     """
 
     traitlet: bool = True
-    unset: Any = DEFAULT
+    unset: object = DEFAULT
     env: str | None = None
     invalid_env: Callable[[str], str] | None = None
     choices: tuple[str, ...] | None = None
     options: tuple[Option, ...] = ()
     options_after: str | None = None  # --help lists the options after those of this setting
     secret: bool = False
-    shown: Callable[[Any], Any] | None = None
+    shown: Callable[[Any], object] | None = None
     unset_note: str = ""
 
 
@@ -230,7 +230,7 @@ class TurnSettings(BaseModel):
     recent_cells: Annotated[int, Setting()] = Field(
         default=6, description="Cells before and after the agent cell in the notebook outline the agent gets; 0: no outline."
     )
-    mcp_servers: Annotated[dict[str, Any], Setting(shown=_server_names)] = Field(
+    mcp_servers: Annotated[dict[str, object], Setting(shown=_server_names)] = Field(
         default_factory=dict,
         description="MCP servers, as in .mcp.json: {'name': {'command': ..., 'args': [...], 'env': {...}}} "
         "or {'name': {'url': 'http://…/mcp', 'headers': {...}}}; these win over the files.",
@@ -254,11 +254,11 @@ def declared(model: type[BaseModel]) -> list[tuple[str, FieldInfo, Setting]]:
     return found
 
 
-def default_of(info: FieldInfo) -> Any:
+def default_of(info: FieldInfo) -> object:
     return info.get_default(call_default_factory=True)
 
 
-def choices_of(info: FieldInfo, setting: Setting) -> tuple[Any, ...] | None:
+def choices_of(info: FieldInfo, setting: Setting) -> tuple[object, ...] | None:
     """The values a setting takes, when its type is a choice (``Literal``), else None."""
     if setting.choices is not None:
         return setting.choices
@@ -269,7 +269,7 @@ def choices_of(info: FieldInfo, setting: Setting) -> tuple[Any, ...] | None:
     return None
 
 
-def from_environment(name: str, info: FieldInfo, setting: Setting, env: Mapping[str, str]) -> tuple[Any, str | None]:
+def from_environment(name: str, info: FieldInfo, setting: Setting, env: Mapping[str, str]) -> tuple[object, str | None]:
     """The value ``setting.env`` gives (``DEFAULT`` when unset or empty) and the problem with it, if any."""
     if setting.env is None:
         return DEFAULT, None

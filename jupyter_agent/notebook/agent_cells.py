@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +23,7 @@ from jupyter_agent.session.records import CellRef
 
 if TYPE_CHECKING:
     from jupyter_agent.model import Model
+    from jupyter_agent.notebook.runner import Turn
     from jupyter_agent.session import SessionStore
     from jupyter_agent.session.turns import TurnSpan
 
@@ -72,7 +73,7 @@ def agent_prompt(source: str) -> str | None:
     return body.strip() if first.split(" ", 1)[0] == AGENT_CELL else None
 
 
-def document_cells(cells: Sequence[dict[str, Any]]) -> list[DocumentCell]:
+def document_cells(cells: Sequence[Mapping[str, Any]]) -> list[DocumentCell]:
     """Every cell of a notebook in order (nbformat or the live document's cells), agent cells with their prompt."""
     found = []
     for cell in cells:
@@ -140,7 +141,7 @@ async def place_turn(
     return Placement(plan, known)
 
 
-async def place_cell_turn(turn: Any) -> Placement | None:
+async def place_cell_turn(turn: Turn) -> Placement | None:
     """Places the turn of a cell on its session's branch (a re-run cell branches the session just
     before its earlier turn); before the turn's features open, so that they read the branch the
     turn continues (its plan). None: a turn from no cell, appended."""
@@ -153,7 +154,7 @@ async def place_cell_turn(turn: Any) -> Placement | None:
 
 
 async def start_cell_turn(
-    turn: Any, placement: Placement | None, options: dict[str, Any], system: str, tools: Sequence[Any], lead: str = ""
+    turn: Turn, placement: Placement | None, options: dict[str, Any], system: str, tools: Sequence[Any], lead: str = ""
 ) -> None:
     """Records the turn's request (``options``: its non-secret settings) where ``place_cell_turn``
     put it and says what it continues: every request carries ``system`` and ``tools`` too.

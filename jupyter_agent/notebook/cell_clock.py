@@ -27,11 +27,11 @@ class CellClock:
         """The id of the notebook cell executing now (not counting the agent's own code inside it)."""
         return next((cell_id for cell_id, _ in reversed(self._stack) if cell_id is not None), None)
 
-    def started(self, info: Any) -> None:
+    def started(self, info: object) -> None:
         cell_id = getattr(info, "cell_id", None)
         self._stack.append((cell_id if isinstance(cell_id, str) and cell_id else None, self._clock()))
 
-    def ended(self, result: Any = None) -> None:
+    def ended(self, result: object = None) -> None:
         if not self._stack:
             return  # loaded in the middle of a cell: its start was never seen
         cell_id, began = self._stack.pop()

@@ -18,6 +18,7 @@ from jupyter_agent.features.cell_edit import MAX_STEPS, SYSTEM_PROMPT, demo_edit
 from jupyter_agent.notebook.comm import protocol as p
 
 if TYPE_CHECKING:
+    from jupyter_agent.features.frontend import CellJson
     from jupyter_agent.notebook.config import AgentConfig
     from jupyter_agent.notebook.session_manager import AgentSession, SessionManager
 
@@ -129,8 +130,8 @@ def record_accepted_edit(session: AgentSession, decision: p.EditDecision, asked:
     file_steps = [entry.step for entry in session.snapshots.steps()] if session.snapshots is not None else []
     step = max([edit.step for edit in log.edits()] + file_steps + [0]) + 1  # newest: %agent undo takes it first
     cell_type = asked.cell_type if asked is not None else "code"
-    before = {"id": decision.cell_id, "cell_type": cell_type, "source": decision.before}
-    after = {"id": decision.cell_id, "cell_type": cell_type, "source": decision.after}
+    before: CellJson = {"id": decision.cell_id, "cell_type": cell_type, "source": decision.before}
+    after: CellJson = {"id": decision.cell_id, "cell_type": cell_type, "source": decision.after}
     log.record(NotebookEdit(step=step, op="replace", cell_id=decision.cell_id, index=decision.index, before=before, after=after))
     if asked is not None and not session.lock.locked():  # a running turn's messages must stay together
         from jupyter_agent.messages import AssistantMessage, TextContent, UserMessage

@@ -24,8 +24,10 @@ from jupyter_agent.features.completion import CompletionModel, CompletionRequest
 from jupyter_agent.notebook.comm import protocol as p
 
 if TYPE_CHECKING:
+    from jupyter_agent.model import Model, StreamFn
     from jupyter_agent.notebook.config import AgentConfig
     from jupyter_agent.notebook.session_manager import SessionManager
+    from jupyter_agent.tools.data_policy import DataPolicy
 
 COMPLETIONS_OFF = "inline completions are off (%config AgentMagics.completion = True turns them on)"
 NOT_INTERACTIVE = "inline completions need an interactive notebook frontend"
@@ -100,14 +102,14 @@ class NotebookCompletions:
             return NOT_INTERACTIVE  # headless runs: nobody types
         return ""
 
-    def _cell_starts(self, info: Any = None) -> None:
+    def _cell_starts(self, info: object = None) -> None:
         self._cell_running = True
         self.service.make_way()  # silenced now, cancelled once a short cell is over
 
-    def _cell_ended(self, result: Any = None) -> None:
+    def _cell_ended(self, result: object = None) -> None:
         self._cell_running = False
 
-    def _policy(self) -> Any:
+    def _policy(self) -> DataPolicy:
         from jupyter_agent.notebook.site_limits import load_site_policy
         from jupyter_agent.tools.data_policy import DataPolicy
 
@@ -158,7 +160,7 @@ class NotebookCompletions:
         return chosen
 
 
-def openai_compatible(model: Any, api_base: str | None) -> bool:
+def openai_compatible(model: Model, api_base: str | None) -> bool:
     """Whether a completion with ``model`` may skip litellm: an ``openai/`` model at an ``api_base``.
 
     OpenAI's own endpoint is left to litellm: its reasoning models take other parameters
@@ -167,7 +169,7 @@ def openai_compatible(model: Any, api_base: str | None) -> bool:
     return model.api == "litellm" and model.provider == "openai" and bool(api_base) and "api.openai.com" not in str(api_base)
 
 
-def _litellm_stream() -> Any:
+def _litellm_stream() -> StreamFn:
     from jupyter_agent.model.litellm_stream import litellm_stream
 
     return litellm_stream

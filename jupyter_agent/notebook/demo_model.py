@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 
-from jupyter_agent.messages import ToolResultMessage, UserMessage
-from jupyter_agent.model import Context, Model, StreamFn
+from jupyter_agent.messages import Message, ToolResultMessage, UserMessage
+from jupyter_agent.model import AssistantMessageEventStream, Context, Model, StreamFn, StreamOptions
 from jupyter_agent.model.scripted import ScriptedModel, ScriptedResponse, call, reply, tool_calls
+from jupyter_agent.model.types import ModelInputMetadata
 
 DEMO_MODEL_ID = "offline-demo"
 BANNER = "**Offline demo model** (no LLM connected: these steps are scripted)."
@@ -48,7 +50,9 @@ def demo_stream_fn(delay: float | None = None) -> StreamFn:
         delay = _delay_from_env()
     scripted = ScriptedModel(chunk_size=CHUNK_SIZE, delay=delay, provider="demo")
 
-    def stream(model, context, options=None, metadata=None):
+    def stream(
+        model: Model, context: Context, options: StreamOptions | None = None, metadata: ModelInputMetadata | None = None
+    ) -> AssistantMessageEventStream:
         scripted.queue(respond(context))
         return scripted(model, context, options, metadata)
 
@@ -193,11 +197,11 @@ def _answer(prompt: str, results: list[ToolResultMessage]) -> str:
     return "\n".join(lines)
 
 
-def _finding(match: re.Match) -> str:
+def _finding(match: re.Match[str]) -> str:
     return f"**{match.group('who')}** dropped the most from {match.group('span').replace(' -> ', ' to ')}: {match.group('pct')}."
 
 
-def _blocks(message) -> list:
+def _blocks(message: Message) -> list[object]:
     return [] if isinstance(message.content, str) else list(message.content)
 
 
@@ -205,20 +209,20 @@ def _acknowledge(message: str) -> ScriptedResponse:
     return reply(f"{BANNER}\n\nI received your message at the next step: *{_one_line(message)}*.\n\n{HOW_TO_CONNECT}")
 
 
-def _last_index(messages: list, kind: type) -> int | None:
+def _last_index(messages: Sequence[Message], kind: type) -> int | None:
     for index in range(len(messages) - 1, -1, -1):
         if isinstance(messages[index], kind):
             return index
     return None
 
 
-def _text(message) -> str:
+def _text(message: Message) -> str:
     from jupyter_agent.messages import without_turn_context
 
     content = message.content
     if isinstance(content, str):
         return without_turn_context(content)
-    return without_turn_context("\n".join(block.text for block in content if getattr(block, "type", None) == "text"))
+    return without_turn_context("\n".join(block.text for block in content if block.type == "text"))
 
 
 def _one_line(text: str, limit: int = 160) -> str:

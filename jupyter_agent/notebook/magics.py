@@ -17,10 +17,11 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
+from jupyter_agent.features.feature import ResolvedModel
 from jupyter_agent.notebook import agent_cells, frontend, runner
 from jupyter_agent.notebook.failed_turn import fail_cell, waits
 from jupyter_agent.notebook.lab_bridge import LabBridge
-from jupyter_agent.notebook.model_resolution import ResolvedModel, choose_model
+from jupyter_agent.notebook.model_resolution import choose_model
 from jupyter_agent.notebook.session_manager import SessionManager, SessionNameError
 from jupyter_agent.notebook.site_limits import load_site_policy, site_model
 from jupyter_agent.notebook.system_prompt import notebook_system_prompt, turn_context
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from traitlets import TraitType
 
     from jupyter_agent.loop import AgentTool
+    from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
     from jupyter_agent.notebook.config import AgentConfig
     from jupyter_agent.notebook.report import Report
     from jupyter_agent.notebook.session_manager import AgentSession
@@ -92,6 +94,7 @@ class AgentMagics(Magics):
         wait: bool
         preload: bool
         raise_on_error: str
+        mcp_servers: dict[str, object]
 
     def __init__(self, shell: InteractiveShell, **kwargs: object) -> None:
         super().__init__(shell=shell, **kwargs)
@@ -147,7 +150,7 @@ class AgentMagics(Magics):
 
     def _parse(self, line: str) -> argparse.Namespace | None:
         try:
-            args = parse_argstring(self.agent_cell, line)
+            args: argparse.Namespace = parse_argstring(self.agent_cell, line)
         except UsageError as error:
             raise UsageError(f"{error}\n{self.cell_usage()}") from None
         if args.help:
@@ -162,7 +165,7 @@ class AgentMagics(Magics):
     def cell_usage(self) -> str:
         return self.agent_cell.parser.format_usage().strip().replace("::\n\n  ", "usage: ") + "\nSee %%agent --help."
 
-    def _turn(self, args: Any, cell: str, mode: frontend.Mode, *, mentions: bool = True) -> runner.Turn:
+    def _turn(self, args: argparse.Namespace, cell: str, mode: frontend.Mode, *, mentions: bool = True) -> runner.Turn:
         prompt = cell.strip()
         if not prompt:
             raise UsageError(NO_PROMPT)
@@ -288,11 +291,11 @@ class AgentMagics(Magics):
         await runner.wait_idle(wait_session(self, line))
 
 
-def _tool_selection(args: Any) -> tuple[str, ...] | None:
+def _tool_selection(args: argparse.Namespace) -> tuple[str, ...] | None:
     return parse_tool_list(args.tools) if args.tools is not None else None
 
 
-def _mcp_selection(args: Any) -> tuple[str, ...] | None:
+def _mcp_selection(args: argparse.Namespace) -> tuple[str, ...] | None:
     if args.no_mcp:
         return ()
     if args.mcp is None:
@@ -308,19 +311,19 @@ def unknown_notebook_note(path: Path) -> str:
     )
 
 
-def _notebook_frontend(shell: Any) -> Any:
+def _notebook_frontend(shell: Any) -> CommNotebookFrontend:
     from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
 
     return CommNotebookFrontend(shell)
 
 
-def _cell_id(shell: Any) -> str | None:
+def _cell_id(shell: object) -> str | None:
     from jupyter_agent.notebook.comm import current_cell_id
 
     return current_cell_id(shell)
 
 
-def _outline(shell: Any, session: Any, cell_id: str | None, around: int, policy: DataPolicy) -> str:
+def _outline(shell: Any, session: AgentSession, cell_id: str | None, around: int, policy: DataPolicy) -> str:
     """The cells around the agent cell, from the saved file and the kernel's history."""
     if around <= 0:
         return ""

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.tools.data_policy import DataPolicy
+
+if TYPE_CHECKING:
+    from jupyter_agent.features.notebook_tools import Cell
 
 MENTION = re.compile(
     r"(?<![\w@.`])@(cell\[(\d+)\]|cell:([\w\-]+)|([\w.\-]+(?:/[\w.\-]+)*\.ipynb)\b"
@@ -26,7 +29,7 @@ ATTACHMENT_CHARS = 6_000  # per mention: a description or a cell, not a dump
 
 
 def expand_mentions(
-    prompt: str, user_ns: dict[str, Any], notebook: Path | None, policy: DataPolicy, workspace: Path | None = None
+    prompt: str, user_ns: dict[str, object], notebook: Path | None, policy: DataPolicy, workspace: Path | None = None
 ) -> str:
     """``prompt`` with a section describing every distinct mention appended; unchanged without any."""
     seen: dict[str, re.Match[str]] = {}
@@ -34,7 +37,7 @@ def expand_mentions(
         seen.setdefault(found.group(0), found)
     if not seen:
         return prompt
-    cells: list[Any] | None = None
+    cells: list[Cell] | None = None
     parts: list[str] = []
     for mention, match in seen.items():
         if match.group(2) is not None or match.group(3) is not None:
@@ -50,7 +53,7 @@ def expand_mentions(
     return prompt + "\n\n---\n" + ATTACHED + "\n\n" + "\n\n".join(parts)
 
 
-def _variable(mention: str, path: str, user_ns: dict[str, Any], policy: DataPolicy) -> str:
+def _variable(mention: str, path: str, user_ns: dict[str, object], policy: DataPolicy) -> str:
     from jupyter_agent.tools.errors import ToolError
     from jupyter_agent.tools.inspect_tool import describe, resolve
 
@@ -61,7 +64,7 @@ def _variable(mention: str, path: str, user_ns: dict[str, Any], policy: DataPoli
     return f"{mention}:\n{_cap(describe(path, value, policy))}"
 
 
-def _cell(mention: str, cells: list[Any], index: str | None, cell_id: str | None, policy: DataPolicy) -> str:
+def _cell(mention: str, cells: list[Cell], index: str | None, cell_id: str | None, policy: DataPolicy) -> str:
     if index is not None:
         found = next((cell for cell in cells if cell.index == int(index)), None)
     else:

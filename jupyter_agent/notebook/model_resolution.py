@@ -11,12 +11,13 @@ import json
 import os
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Awaitable, Callable, Mapping
 
 from jupyter_agent.errors import UserFacingError
 from jupyter_agent.features.feature import ResolvedModel
-from jupyter_agent.model import Model, StreamFn, StreamOptions
+from jupyter_agent.model import AssistantMessageEventStream, Context, Model, StreamFn, StreamOptions
 from jupyter_agent.model.secrets import remember_secret
+from jupyter_agent.model.types import ModelInputMetadata
 
 DEMO_NAME = "demo"
 OLLAMA_URL = "http://127.0.0.1:11434"
@@ -148,9 +149,11 @@ def with_credentials(
     if api_key:
         remember_secret("api_key", api_key)
 
-    def stream(model, context, options=None, metadata=None):
+    def stream(
+        model: Model, context: Context, options: StreamOptions | None = None, metadata: ModelInputMetadata | None = None
+    ) -> AssistantMessageEventStream | Awaitable[AssistantMessageEventStream]:
         options = options or StreamOptions()
-        update = {}
+        update: dict[str, object] = {}
         if api_key and not options.api_key:
             update["api_key"] = api_key
         if api_base and not options.api_base:

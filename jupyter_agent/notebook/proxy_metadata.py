@@ -13,7 +13,9 @@ from __future__ import annotations
 import getpass
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
+
+from jupyter_agent.messages import JsonObject, JsonValue
 
 PROXY_PREFIX = "litellm_proxy/"
 USER_ENV = "JUPYTER_AGENT_USER"
@@ -33,14 +35,14 @@ def notebook_user(env: Mapping[str, str] | None = None) -> str:
 
 def proxy_request_fields(
     model_name: str, session: str, notebook: Path | None, env: Mapping[str, str] | None = None
-) -> dict[str, Any]:
+) -> JsonObject:
     """Extra request fields for ``model_name``: ``user`` and tagged metadata for a proxy, else none."""
     if not model_name.startswith(PROXY_PREFIX):
         return {}
-    tags = [TAG, f"session:{session}"]
+    tags: list[JsonValue] = [TAG, f"session:{session}"]
     if notebook is not None:
         tags.append(f"notebook:{notebook.name}")
-    metadata: dict[str, Any] = {"tags": tags, "session": session}
+    metadata: JsonObject = {"tags": tags, "session": session}
     if notebook is not None:
         metadata["notebook"] = str(notebook)
     # extra_body: litellm keeps a top-level ``metadata`` for its own callbacks; the proxy reads the body's.

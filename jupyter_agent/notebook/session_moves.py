@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Callable
 
 from IPython.core.error import UsageError
 
@@ -26,7 +26,9 @@ from jupyter_agent.session import list_sessions, sessions_folder
 from jupyter_agent.session.index_file import INDEX_SUFFIX
 
 if TYPE_CHECKING:
+    from jupyter_agent.notebook.magics import AgentMagics
     from jupyter_agent.notebook.session_manager import SessionManager
+    from jupyter_agent.runtime.permissions import Trust
 
 LOCK_SUFFIX = ".lock"
 SESSION_SUFFIX = ".jsonl"
@@ -52,7 +54,7 @@ def follow_notebook(manager: SessionManager, path: str, previous: str | None) ->
     return _move(manager, old, new)
 
 
-def adopt_report(magics: Any, old: str) -> Report:
+def adopt_report(magics: AgentMagics, old: str) -> Report:
     """``%agent sessions --adopt OLD.agent``: OLD's sessions join this notebook's (copied when OLD's
     notebook still exists, else moved); a session of the same name here is left alone and the
     adopted one takes the first free name (the turn that said where OLD is made a ``main`` here)."""
@@ -177,7 +179,7 @@ def _renamed(entry: str, names: dict[str, str]) -> str:
     return names[owner] + entry[len(owner) :]
 
 
-def _close(manager: SessionManager, folder: Path) -> dict[str, tuple[Any, Any]]:
+def _close(manager: SessionManager, folder: Path) -> dict[str, tuple[Trust, str | None]]:
     """Closes this kernel's open sessions in ``folder``; returns what each had granted."""
     carried = {}
     for path, session in list(manager.sessions.items()):
@@ -188,7 +190,7 @@ def _close(manager: SessionManager, folder: Path) -> dict[str, tuple[Any, Any]]:
     return carried
 
 
-def _running(manager: SessionManager, folder: Path) -> list[Any]:
+def _running(manager: SessionManager, folder: Path) -> list[asyncio.Task[None]]:
     return [
         task
         for path, session in manager.sessions.items()
@@ -197,7 +199,7 @@ def _running(manager: SessionManager, folder: Path) -> list[Any]:
     ]
 
 
-async def _after(tasks: list[Any], then: Any) -> None:
+async def _after(tasks: list[asyncio.Task[None]], then: Callable[[], object]) -> None:
     await asyncio.wait(tasks)
     then()
 

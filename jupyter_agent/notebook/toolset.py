@@ -47,7 +47,7 @@ def privacy_gate(policy: DataPolicy) -> PrivacyGate:
     return PrivacyGate(policy.mode, policy.sample_rows, value_tools=VALUE_TOOLS)
 
 
-def turn_privacy_gate(settings: Any) -> PrivacyGate:
+def turn_privacy_gate(settings: TurnSettings) -> PrivacyGate:
     """The gate of a turn with these ``TurnSettings``: every request of the turn passes it."""
     return privacy_gate(data_policy(settings.data_policy, settings.sample_rows, settings.data_ceiling))
 
@@ -161,7 +161,7 @@ def with_feature_tools(
     return TurnFeatures.open(features, context, tools).tools()
 
 
-def run_control(shell: Any, session: Any, timeout: float | None, ask_slow_cells: float | None) -> dict[str, Any]:
+def run_control(shell: Any, session: AgentSession, timeout: float | None, ask_slow_cells: float | None) -> dict[str, Any]:
     """notebook_run's guards: the kernel's cell clock and its ■ for a cell at its limit; the session's
     stale cells. The notebook tools' ``RunControl`` fields (the feature makes it; the notebook layer
     reaches features through the registry only)."""

@@ -18,7 +18,15 @@ from jupyter_agent.notebook.report import Report
 from jupyter_agent.notebook.subcommand_parser import arg
 
 if TYPE_CHECKING:
+    import argparse
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from jupyter_agent.messages import Message
     from jupyter_agent.model import Model
+    from jupyter_agent.notebook.magics import AgentMagics
+    from jupyter_agent.notebook.session_manager import AgentSession
+    from jupyter_agent.tools.data_policy import DataPolicy
 
 PREVIEW_SUMMARY = "What the next turn would send (messages, tokens per part, estimated cost); sends nothing."
 PREVIEW_ARGUMENTS = (
@@ -37,7 +45,7 @@ class Part:
     cached: bool = False  # the same as the previous request's beginning: a prompt cache can serve it
 
 
-def preview_command(magics: Any, args: Any) -> Report:
+def preview_command(magics: AgentMagics, args: argparse.Namespace) -> Report:
     from jupyter_agent.features.settings import TurnSettings
     from jupyter_agent.messages import UserMessage
     from jupyter_agent.model.tokens import estimate_overhead, estimate_tokens
@@ -54,6 +62,7 @@ def preview_command(magics: Any, args: Any) -> Report:
     config = load_site_policy().apply(AgentConfig.from_magics(magics))
     policy = data_policy(config.data_policy, config.sample_rows, config.data_ceiling)
     shell = magics.shell
+    assert shell is not None  # a magic only runs inside a shell
     choice = choose_model(None, session.model_name, config.model)
     base = build_tools(shell, session, selected=config.tools, policy=policy)
     settings = TurnSettings(
@@ -105,7 +114,7 @@ def preview_command(magics: Any, args: Any) -> Report:
     return _report(session.name, choice.name, parts, history, model)
 
 
-def _step_context(session: Any, memory_on: bool) -> tuple[str, str]:
+def _step_context(session: AgentSession, memory_on: bool) -> tuple[str, str]:
     """What ends every request of the turn (``features.turn_features``), and what it holds."""
     from jupyter_agent.features.memory.notebook_memory import NotebookMemory
     from jupyter_agent.features.memory.store import MEMORY_FOLDER, MemoryStore
@@ -145,7 +154,7 @@ def _counted_name(name: str) -> str:
     return name.split("/", 1)[1] if name.startswith("openai/") else name
 
 
-def _outline(shell: Any, session: Any, around: int, policy: Any) -> str:
+def _outline(shell: InteractiveShell, session: AgentSession, around: int, policy: DataPolicy) -> str:
     if around <= 0:
         return ""
     from jupyter_agent.features.notebook_tools import outline_section, read_disk_cells
@@ -204,7 +213,7 @@ def _cost_line(model: Model | None, total: int, cached: int) -> str:
     return f"Estimated cost of its input: ${full:.4f} (${warm:.4f} with the prefix and history cached), plus the answer."
 
 
-def _text(message: Any) -> str:
+def _text(message: Message) -> str:
     from jupyter_agent.messages import without_turn_context
 
     content = message.content

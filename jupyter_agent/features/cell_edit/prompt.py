@@ -35,7 +35,7 @@ def edit_prompt(instruction: str, cell_id: str, source: str, cell_type: str, gen
 
 def proposed_source(answer: str) -> str:
     """The last fenced block of the answer: the cell's new source. ``ValueError`` without one."""
-    blocks = _FENCE.findall(answer)
+    blocks: list[str] = _FENCE.findall(answer)
     if not blocks:
         raise ValueError(NO_SOURCE)
     return blocks[-1]

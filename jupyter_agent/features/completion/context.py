@@ -12,7 +12,7 @@ import keyword
 import re
 import types
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from jupyter_agent.tools.data_policy import DataPolicy
 from jupyter_agent.tools.errors import ToolError
@@ -49,7 +49,7 @@ class VariableFact:
     members: tuple[str, ...] = ()  # what may follow ``path.``: its columns, attributes and methods
 
 
-def referenced_variables(prefix: str, namespace: dict[str, Any], policy: DataPolicy) -> list[VariableFact]:
+def referenced_variables(prefix: str, namespace: dict[str, object], policy: DataPolicy) -> list[VariableFact]:
     """The variables (and attribute paths) the end of ``prefix`` names, nearest to the cursor first."""
     scan = prefix[-PREFIX_SCAN_CHARS:]
     paths: list[str] = []
@@ -76,7 +76,7 @@ def referenced_variables(prefix: str, namespace: dict[str, Any], policy: DataPol
     return facts
 
 
-def _known_prefix(path: str, namespace: dict[str, Any]) -> str | None:
+def _known_prefix(path: str, namespace: dict[str, object]) -> str | None:
     """The longest part of ``path`` that resolves statically (``df.revenue.su`` → ``df.revenue``)."""
     parts = path.split(".")
     first = parts[0]
@@ -122,7 +122,7 @@ def member_names(value: Any) -> tuple[str, ...]:
     return tuple(own[:MAX_ATTRIBUTES]) + tuple(name for name in _class_members(value) if name not in own)
 
 
-def _class_members(value: Any) -> list[str]:
+def _class_members(value: object) -> list[str]:
     if is_dataframe(value) or is_series(value) or is_ndarray(value):
         return []  # the library's API: the model knows it, and it is hundreds of names
     cls = value if is_a(value, type) else type(value)
@@ -137,7 +137,7 @@ def _class_members(value: Any) -> list[str]:
     )
 
 
-def _members(value: Any) -> str:
+def _members(value: object) -> str:
     own = instance_dict(value) or {}
     attributes = [f"{name} ({type_name(item)})" for name, item in own.items() if not name.startswith("_")][:MAX_ATTRIBUTES]
     methods = _class_members(value)
@@ -150,7 +150,7 @@ def _members(value: Any) -> str:
     return "".join("\n" + line for line in lines)
 
 
-def _signature(value: Any) -> str:
+def _signature(value: Callable[..., object]) -> str:
     import inspect
 
     try:
@@ -159,7 +159,7 @@ def _signature(value: Any) -> str:
         return ""
 
 
-def _label(name: Any) -> str:
+def _label(name: object) -> str:
     return repr(name) if type(name) is str and not name.isidentifier() else str(name)
 
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.errors import JupyterAgentError
-from jupyter_agent.messages import AssistantMessage, TextContent
+from jupyter_agent.messages import AssistantMessage, JsonObject, JsonValue, TextContent
 from jupyter_agent.model import (
     AssistantMessageEventStream,
     Context,
@@ -47,6 +47,9 @@ from jupyter_agent.model.idle_timeout import idle_timeout_seconds, no_data_messa
 from jupyter_agent.model.secrets import redact_secrets, remember_secret
 from jupyter_agent.model.types import ModelInputMetadata
 
+if TYPE_CHECKING:
+    import httpx
+
 API = "openai-compatible"
 USER_AGENT = "jupyter-agent-completion"  # tells a server's log (and a test) which path sent it
 CONNECT_TIMEOUT = 10.0
@@ -58,7 +61,7 @@ class OpenAICompatibleStream:
     """A ``StreamFn`` for ``model`` at an OpenAI-compatible ``/chat/completions`` endpoint."""
 
     def __init__(self) -> None:
-        self._client: Any = None  # httpx.AsyncClient, bound to the loop it was made on
+        self._client: httpx.AsyncClient | None = None  # bound to the loop it was made on
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def __call__(
@@ -93,7 +96,7 @@ class OpenAICompatibleStream:
         if client is not None:
             await client.aclose()
 
-    def _http(self) -> Any:
+    def _http(self) -> httpx.AsyncClient:
         import httpx
 
         loop = asyncio.get_running_loop()
@@ -151,9 +154,9 @@ class OpenAICompatibleStream:
             stream.push(ErrorEvent(reason="error", error=_failed(partial, "error", redact_secrets(message))))
 
 
-def request_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
+def request_body(model: Model, context: Context, options: StreamOptions) -> JsonObject:
     """The JSON body: the system prompt and the user messages' text, streamed."""
-    messages: list[dict[str, Any]] = [{"role": "system", "content": context.system_prompt}] if context.system_prompt else []
+    messages: list[JsonValue] = [{"role": "system", "content": context.system_prompt}] if context.system_prompt else []
     for message in context.messages:
         content = message.content
         if not isinstance(content, str):
@@ -161,7 +164,7 @@ def request_body(model: Model, context: Context, options: StreamOptions) -> dict
         messages.append({"role": message.role, "content": content})
     # The endpoint knows the model by its own name: "openai/llama3" is routing, "llama3" the model.
     name = model.id.removeprefix(f"{model.provider}/")
-    body: dict[str, Any] = {"model": name, "messages": messages, "stream": True}
+    body: JsonObject = {"model": name, "messages": messages, "stream": True}
     if options.max_tokens is not None:
         body["max_tokens"] = options.max_tokens
     if options.temperature is not None:

@@ -22,7 +22,7 @@ import asyncio
 import logging
 import threading
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Literal
+from typing import Awaitable, Callable, Literal
 
 from jupyter_agent.features.completion.context import referenced_variables
 from jupyter_agent.features.completion.demo import demo_completion
@@ -85,7 +85,7 @@ class CompletionService:
 
     def __init__(
         self,
-        namespace: dict[str, Any],
+        namespace: dict[str, object],
         *,
         model: Callable[[], Awaitable[CompletionModel]],  # resolved per request: %config may change it
         policy: Callable[[], DataPolicy],

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, Awaitable, Callable
+from typing import Awaitable, Callable, TypeVarTuple
+
+_Args = TypeVarTuple("_Args")
 
 CLOSE_TIMEOUT = 5.0  # seconds ``close`` waits for the thread: its streams end within one read
 
@@ -41,7 +43,7 @@ class CompletionThread:
         """Whether the caller runs on this thread (its loop)."""
         return self._thread is not None and threading.current_thread() is self._thread
 
-    def call(self, function: Callable[..., Any], *args: Any) -> None:
+    def call(self, function: Callable[[*_Args], object], *args: *_Args) -> None:
         """Calls ``function(*args)`` on the thread's loop, soon (at once when already there)."""
         loop = self._started()
         if self.on_thread():

@@ -15,13 +15,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal, Union
 
 from jupyter_agent.loop import AbortSignal
-from jupyter_agent.runtime import AgentRun, FinishEvent, RunUsage, run_agent
+from jupyter_agent.runtime import AgentRun, FinishEvent, RunEvent, RunUsage, run_agent
 
 if TYPE_CHECKING:
     from jupyter_agent.features.delegation.tool import DelegationContext
+    from jupyter_agent.runtime.limits import StepContext
 
 _log = logging.getLogger(__name__)
 REFUSED = "refused"  # the child never ran: no budget left
@@ -41,6 +42,10 @@ class ChildStartEvent:
     max_steps: int
     max_spend_usd: float | None
     type: Literal["child_start"] = field(default="child_start", init=False)
+
+
+# What a sub-agent tells its parent's UI: queued, started, then its own run's events.
+ChildRunEvent = Union[ChildQueuedEvent, ChildStartEvent, RunEvent]
 
 
 @dataclass
@@ -162,7 +167,7 @@ class ChildJob:
         caps = [cap for cap in (spend, self.context.max_child_spend_usd) if cap is not None]
         return max_steps, (min(caps) if caps else None)
 
-    def _parent_cannot_pay(self, _context: Any) -> bool:
+    def _parent_cannot_pay(self, _context: StepContext) -> bool:
         """``should_stop`` of the child: the parent's spend left, less its siblings' requests still
         out, cannot pay another step like this child's last one."""
         if self.child is None:
@@ -171,7 +176,7 @@ class ChildJob:
         self._out_of_spend = not self.context.spend.allows(self.parent.remaining_spend(), self, self.last_step_cost)
         return self._out_of_spend
 
-    def _on_child_event(self, event: Any) -> None:
+    def _on_child_event(self, event: RunEvent) -> None:
         assert self.child is not None, "a child's events arrive once its run exists"
         kind = event.type
         if kind == "step_start":
@@ -179,7 +184,7 @@ class ChildJob:
             self.awaiting_response = True
         elif kind in ("message", "step_finish", "finish"):
             self._relay_usage()
-            answered = kind != "message" or event.message.role == "assistant"
+            answered = event.type != "message" or event.message.role == "assistant"
             if answered and self.awaiting_response:
                 self.awaiting_response = False
                 self.context.spend.charged(self.child.usage.spend_usd - self._spend_at_step_start)
@@ -197,4 +202,13 @@ class ChildJob:
             _log.debug("sub-agent %s spent after its parent settled", self.child_id)
 
 
-__all__ = ["ChildJob", "ChildOutcome", "ChildQueuedEvent", "ChildStartEvent", "REFUSED", "no_spend_left", "no_steps_left"]
+__all__ = [
+    "ChildJob",
+    "ChildOutcome",
+    "ChildQueuedEvent",
+    "ChildRunEvent",
+    "ChildStartEvent",
+    "REFUSED",
+    "no_spend_left",
+    "no_steps_left",
+]

@@ -8,7 +8,7 @@ servers' too with ``mcp_subagents``), within the run's budget. Each child's even
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from jupyter_agent.features.delegation.tool import DelegationContext, delegate_tool
 from jupyter_agent.features.delegation.transcripts import ChildTranscripts
@@ -16,7 +16,9 @@ from jupyter_agent.features.feature import Feature, FeatureEvent, FeatureTurn, T
 from jupyter_agent.loop import AgentTool
 
 if TYPE_CHECKING:
+    from jupyter_agent.features.delegation.child import ChildRunEvent
     from jupyter_agent.features.settings import TurnSettings
+    from jupyter_agent.model import StreamFn
     from jupyter_agent.runtime import AgentRun
 
 # Who offers the tools a sub-agent may get only when the settings say so.
@@ -28,7 +30,7 @@ class ChildEvent(FeatureEvent):
     """One event of a sub-agent: ``child_queued``, ``child_start``, then its own run events."""
 
     child_id: str
-    event: Any  # ChildQueuedEvent | ChildStartEvent | RunEvent
+    event: ChildRunEvent
     type: Literal["child_event"] = field(default="child_event", init=False)
 
 
@@ -59,12 +61,12 @@ class DelegationTurn(FeatureTurn):
         offered = self.context.turn_tools()
         return [tool for owner, tools in offered.items() if owner != MCP_FEATURE or with_mcp for tool in tools]
 
-    def _on_child_event(self, child_id: str, event: Any) -> None:
+    def _on_child_event(self, child_id: str, event: ChildRunEvent) -> None:
         self.transcripts.record(child_id, event)
         self.context.emit(ChildEvent(child_id, event))
 
 
-def _default_stream_fn() -> Any:
+def _default_stream_fn() -> StreamFn:
     from jupyter_agent.runtime.options import default_stream_fn
 
     return default_stream_fn()

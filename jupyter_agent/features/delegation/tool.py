@@ -22,13 +22,21 @@ import asyncio
 import itertools
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from jupyter_agent.features.delegation.child import REFUSED, ChildJob, ChildOutcome, ChildQueuedEvent, ChildStartEvent
+from jupyter_agent.features.delegation.child import (
+    REFUSED,
+    ChildJob,
+    ChildOutcome,
+    ChildQueuedEvent,
+    ChildRunEvent,
+    ChildStartEvent,
+)
 from jupyter_agent.features.delegation.spend import SpendPool
-from jupyter_agent.loop import AgentTool, ToolOutput
+from jupyter_agent.loop import AbortSignal, AgentTool, ToolOutput
+from jupyter_agent.messages import JsonObject
 from jupyter_agent.model import Model, StreamFn, StreamOptions
 from jupyter_agent.runtime import AgentRun, PermissionPolicy, Rates
 from jupyter_agent.tools.errors import ToolError
@@ -58,7 +66,7 @@ _STOP_NOTES = {
 }
 _log = logging.getLogger(__name__)
 
-ChildEventSink = Callable[[str, Any], Any]
+ChildEventSink = Callable[[str, ChildRunEvent], object]
 
 
 @dataclass
@@ -98,7 +106,7 @@ class DelegationContext:
     def new_child_id(self) -> str:
         return f"child-{next(self._ids)}"
 
-    def notify(self, child_id: str, event: Any) -> None:
+    def notify(self, child_id: str, event: ChildRunEvent) -> None:
         if self.on_child_event is None:
             return
         try:
@@ -126,7 +134,7 @@ class DelegateArgs(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _single_task(cls, data: Any) -> Any:
+    def _single_task(cls, data: object) -> object:
         # Models often name the singular: {"task": "..."} means one task.
         if isinstance(data, dict) and "tasks" not in data and isinstance(data.get("task"), str):
             return {"tasks": [data["task"]]}
@@ -142,7 +150,7 @@ class DelegateArgs(BaseModel):
 
 
 def delegate_tool(parent: DelegationContext) -> AgentTool:
-    async def execute(args: DelegateArgs, signal) -> ToolOutput:
+    async def execute(args: DelegateArgs, signal: AbortSignal) -> ToolOutput:
         run = parent.run
         if run is None:
             raise ToolError(NOT_ATTACHED)
@@ -201,7 +209,7 @@ def _first_line(text: str, limit: int = 80) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
-def _detail(outcome: ChildOutcome) -> dict:
+def _detail(outcome: ChildOutcome) -> JsonObject:
     return {
         "child_id": outcome.child_id,
         "task": outcome.task,

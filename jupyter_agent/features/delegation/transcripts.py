@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.session.store import SessionStore
+
+if TYPE_CHECKING:
+    from jupyter_agent.features.delegation.child import ChildRunEvent
+    from jupyter_agent.session.recorder import SessionRecorder
 
 
 def turn_stamp() -> str:
@@ -25,12 +29,12 @@ class ChildTranscripts:
         session_path = Path(session_path)
         self.folder = session_path.with_name(session_path.stem + ".children")
         self.turn = turn or turn_stamp()
-        self._open: dict[str, tuple[SessionStore, Any]] = {}
+        self._open: dict[str, tuple[SessionStore, SessionRecorder]] = {}
 
     def path_for(self, child_id: str) -> Path:
         return self.folder / f"{self.turn}-{child_id}.jsonl"
 
-    def record(self, child_id: str, event: Any) -> None:
+    def record(self, child_id: str, event: ChildRunEvent) -> None:
         """Records one of the child's run events; the file is created by its first message."""
         kind = getattr(event, "type", None)
         entry = self._open.get(child_id)

@@ -10,7 +10,7 @@ rendering says in one line how each sub-agent ended; the terminal prints its pro
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.features.delegation.child import REFUSED
 from jupyter_agent.features.delegation.feature import ChildEvent
@@ -26,6 +26,7 @@ from jupyter_agent.notebook.views import BaseView, FeatureViews, PanelSurface, S
 from jupyter_agent.runtime.events import FinishEvent, RunTextDeltaEvent
 
 if TYPE_CHECKING:
+    from jupyter_agent.features.delegation.child import ChildRunEvent
     from jupyter_agent.features.feature import FeatureEvent
 
 DELEGATE_TOOL = "delegate"  # the call a sub-agent's card is nested under
@@ -69,7 +70,7 @@ class ChildCard:
     def expanded(self) -> bool:
         return bool(self.accordion.selected_index == 0)
 
-    def handle(self, event: Any) -> None:
+    def handle(self, event: ChildRunEvent) -> None:
         match event.type:
             case "child_start":
                 self._set("running", "running")
@@ -151,7 +152,7 @@ class ChildCards:
         self._shared, self._clock, self._flush, self._poke, self._place = shared, clock, flush, poke, place
         self.cards: dict[str, ChildCard] = {}
 
-    def handle(self, child_id: str, event: Any) -> None:
+    def handle(self, child_id: str, event: ChildRunEvent) -> None:
         card = self.cards.get(child_id)
         if card is None:
             task = (event.task if event.type == "child_queued" else "") or child_id  # another first event

@@ -30,7 +30,7 @@ _PLAIN_KEYS = (str, int, float, bool, bytes, type(None))
 
 @dataclass(frozen=True)
 class Kept:
-    value: Any  # the copy (restored as is)
+    value: object  # the copy (restored as is)
     nbytes: int
 
 

@@ -9,7 +9,7 @@ read: ``+ df2 (DataFrame 1200×8), ~ df (2 columns added), − tmp``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 from jupyter_agent.features.kernel_state.fingerprints import Fingerprint, describe
 
@@ -21,7 +21,7 @@ PREFIX = "Namespace: "
 
 class Entry(NamedTuple):
     # A tuple: one is made per variable, twice per call.
-    value: Any
+    value: object
     print_: Fingerprint
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal, Sequence
+from typing import TYPE_CHECKING, Callable, ClassVar, Literal, Sequence
 
 from jupyter_agent.features.feature import Feature, FeatureEvent, FeatureTurn, ResolvedModel, RunPlan, TurnContext
 from jupyter_agent.features.kernel_state.replay import (
@@ -27,12 +27,13 @@ from jupyter_agent.features.kernel_state.watch import CodeWatch, session_watch, 
 from jupyter_agent.loop import AgentTool
 
 if TYPE_CHECKING:
-    from jupyter_agent.features.kernel_state.recording import RecordedTurn
+    from jupyter_agent.features.kernel_state.recording import RecordedCall, RecordedTurn
     from jupyter_agent.features.settings import TurnSettings
     from jupyter_agent.messages import Message
     from jupyter_agent.runtime import AgentRun, RunResult
     from jupyter_agent.runtime.events import RunEvent
     from jupyter_agent.runtime.permissions import PermissionPolicy
+    from jupyter_agent.session import SessionStore
     from jupyter_agent.session.trust import TrustKey
 
 REPLAYED = "Replayed the recorded turn {index}: {runs} python call(s) run again, no request sent to a model."
@@ -54,10 +55,10 @@ class _Emitting:
     def __init__(self, watch: CodeWatch, context: TurnContext) -> None:
         self.watch, self.context = watch, context
 
-    def before(self, code: str) -> Any:
+    def before(self, code: str) -> object:
         return self.watch.before(code)
 
-    def after(self, token: Any) -> tuple[str, Any]:
+    def after(self, token: object) -> tuple[str, object]:
         line, changes = self.watch.after(token)
         if line:
             self.context.emit(NamespaceChangedEvent(line, list(changes or [])))
@@ -148,11 +149,11 @@ class ReplayTurn(KernelStateTurn):
             self.context.session.snapshots.settle()
 
 
-def _signed_by_user(store: Any, key: TrustKey | None) -> Callable[[Any], bool]:
+def _signed_by_user(store: SessionStore, key: TrustKey | None) -> Callable[[RecordedCall], bool]:
     """Whether a recorded call carries this user's valid signature, made in this session's lineage."""
     sessions = store.session_ids
 
-    def trusted(call: Any) -> bool:
+    def trusted(call: RecordedCall) -> bool:
         return key is not None and key.verify(call.signature, sessions, call.id, call.name, call.arguments)
 
     return trusted

@@ -9,7 +9,7 @@ types are told by ``type()`` and ``issubclass`` (``isinstance`` reads ``__class_
 may define), type names and modules through ``type``'s own descriptors (a metaclass may define
 them), only exact builtin containers are looked into (a subclass's ``__len__`` or ``__iter__`` is
 user code), numpy and pandas objects only when their class is the library's, and items of object
-arrays by identity (their ``repr`` is user code). Any other object gets identity and type only,
+arrays by identity (their ``repr`` is user code). Every other object gets identity and type only,
 marked ``opaque``: the diff compares it by identity and says so.
 """
 
@@ -19,12 +19,13 @@ import functools
 import hashlib
 import sys
 from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple, TypeGuard, TypeVar
 
 SAMPLE = 64  # positions read from a big array, column or container
 FULL_HASH_BYTES = 64 * 1024  # arrays this small are hashed whole
 FULL_HASH_ITEMS = 4096  # containers this small are hashed whole (by the identities of their items)
 MAX_SAMPLED_COLUMNS = 64
+_T = TypeVar("_T")
 _IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), range, frozenset)
 _CODE = (FunctionType, BuiltinFunctionType, MethodType, type, ModuleType)
 PLAIN_TYPES = frozenset((*_IMMUTABLE, FunctionType, ModuleType))  # the common case, by exact type
@@ -56,12 +57,12 @@ def library_of(cls: type) -> str:
     return module.split(".")[0] if type(module) is str else ""
 
 
-def fingerprint(value: Any) -> Fingerprint:
+def fingerprint(value: object) -> Fingerprint:
     cls = type(value)
     kind = type_name(cls)
     if cls in PLAIN_TYPES:
         return Fingerprint(id(value), kind)
-    if cls in CONTAINERS:
+    if _is_container(value, cls):
         return _container(value, kind)
     if issubclass(cls, (*_IMMUTABLE, tuple)) or issubclass(cls, _CODE):
         return Fingerprint(id(value), kind)  # a subclass of an immutable (a namedtuple), a class, a function
@@ -94,12 +95,12 @@ def _library_value(value: Any, cls: type, kind: str, library: str) -> Fingerprin
     return None
 
 
-def light(value: Any) -> Fingerprint:
+def light(value: object) -> Fingerprint:
     """Identity and type only: for values the code could not have changed in place (see ``watch``)."""
     return Fingerprint(id(value), type_name(type(value)))
 
 
-def still_matches(value: Any, print_: Fingerprint) -> bool:
+def still_matches(value: object, print_: Fingerprint) -> bool:
     """Whether ``value`` still matches ``print_``, at the detail the print was taken with."""
     if id(value) != print_.identity:
         return False
@@ -108,7 +109,7 @@ def still_matches(value: Any, print_: Fingerprint) -> bool:
     return fingerprint(value).same_content(print_)
 
 
-def describe(value: Any, print_: Fingerprint | None = None) -> str:
+def describe(value: object, print_: Fingerprint | None = None) -> str:
     """A short label: "DataFrame 1200×8", "ndarray (3, 4) float64", "list of 3", "int"."""
     print_ = print_ or fingerprint(value)
     kind, shape = print_.kind, print_.shape
@@ -190,10 +191,10 @@ def _series(series: Any, kind: str) -> Fingerprint:
     return Fingerprint(id(series), kind, (length,), None, digest.hexdigest(), int(getattr(values, "nbytes", 0) or 0))
 
 
-def _label(label: Any) -> str:
+def _label(label: object) -> str:
     """A column (or series) name as text without running its ``__str__``: plain values as themselves."""
     cls = type(label)
-    if cls is str:
+    if isinstance(label, str) and cls is str:
         return label
     if cls in (int, float, bool, type(None)) or library_of(cls) == "numpy":
         return str(label)
@@ -228,17 +229,24 @@ def _length(sampled: Any) -> int:
         return -1
 
 
-def _container(value: Any, kind: str) -> Fingerprint:
+_Container = list[object] | tuple[object, ...] | dict[object, object] | set[object] | bytearray
+
+
+def _is_container(value: object, cls: type) -> TypeGuard[_Container]:
+    """``cls`` (the exact type of ``value``) is one of ``CONTAINERS``."""
+    return cls in CONTAINERS
+
+
+def _container(value: _Container, kind: str) -> Fingerprint:
     """An exact list, tuple, dict, set or bytearray: its items by identity (their own code never runs)."""
     length = len(value)
-    cls = type(value)
-    if cls is bytearray:
+    if isinstance(value, bytearray):
         data = bytes(value) if length <= FULL_HASH_BYTES else bytes(value[:: max(1, length // SAMPLE)])
         return Fingerprint(id(value), kind, (length,), None, hashlib.blake2b(data, digest_size=16).hexdigest(), length)
-    identities: list[Any]
-    if cls is dict:
+    identities: list[int] | list[tuple[int, int]]
+    if isinstance(value, dict):
         identities = [(id(key), id(item)) for key, item in _take(value.items(), length)]
-    elif cls is set:
+    elif isinstance(value, set):
         identities = [id(item) for item in _take(value, length)]
     else:
         step = 1 if length <= FULL_HASH_ITEMS else max(1, length // SAMPLE)
@@ -249,7 +257,7 @@ def _container(value: Any, kind: str) -> Fingerprint:
     return Fingerprint(id(value), kind, (length,), None, digest, sys.getsizeof(value))
 
 
-def _take(items: Any, length: int) -> list[Any]:
+def _take(items: Iterable[_T], length: int) -> list[_T]:
     # Dicts and sets cannot be indexed: the first items (a dict keeps insertion order) and the length.
     if length <= FULL_HASH_ITEMS:
         return list(items)

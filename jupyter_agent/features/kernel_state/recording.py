@@ -15,19 +15,22 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Sequence
 
-from jupyter_agent.messages import AssistantMessage, ToolResultMessage, UserMessage, without_turn_context
+from jupyter_agent.messages import AssistantMessage, JsonObject, Message, ToolResultMessage, UserMessage, without_turn_context
 from jupyter_agent.runtime.permissions import was_denied
 from jupyter_agent.session.cells import same_cell
 from jupyter_agent.session.records import CallSignature, CellRef, MessageRecord
+
+if TYPE_CHECKING:
+    from jupyter_agent.session import SessionStore
 
 
 @dataclass
 class RecordedCall:
     id: str
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     result: ToolResultMessage | None  # None: the turn ended before the call had a result
     signature: CallSignature | None = None  # the recording user's, when the call ran (session/trust.py)
 
@@ -43,7 +46,7 @@ class RecordedTurn:
     prompt: str
     model: str
     permissions: str
-    messages: list[Any] = field(default_factory=list)  # the turn's messages after its prompt
+    messages: list[Message] = field(default_factory=list)  # the turn's messages after its prompt
     signatures: dict[str, CallSignature] = field(default_factory=dict)  # call id -> its result's signature
     cell: CellRef | None = None  # the cell it came from (None: no cell, or a file older than cell records)
 
@@ -66,14 +69,14 @@ class RecordedTurn:
         return answers[-1].text if answers else ""
 
 
-def prompt_text(content: Any) -> str:
+def prompt_text(content: str | Sequence[object] | None) -> str:
     """What the user wrote (a recorded prompt leads with its turn's context, which a replay ignores)."""
     if isinstance(content, str):
         return without_turn_context(content)
     return without_turn_context("".join(getattr(block, "text", "") for block in content or ()))
 
 
-def recorded_turns(store: Any) -> list[RecordedTurn]:
+def recorded_turns(store: SessionStore) -> list[RecordedTurn]:
     """The turns on the session's active branch, oldest first."""
     turns: list[RecordedTurn] = []
     for span in store.turns():
@@ -134,7 +137,7 @@ def cursor_for(key: str) -> ReplayCursor:
     return _CURSORS.setdefault(key, ReplayCursor())
 
 
-def arguments_key(arguments: Any) -> str:
+def arguments_key(arguments: object) -> str:
     return json.dumps(arguments, sort_keys=True, default=str)
 
 

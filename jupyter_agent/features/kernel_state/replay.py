@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Callable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -35,12 +35,16 @@ from jupyter_agent.features.kernel_state.recording import (
     recorded_turns,
 )
 from jupyter_agent.loop import AbortSignal, AgentTool, ToolOutput
-from jupyter_agent.messages import TextContent, Usage
+from jupyter_agent.loop.types import ToolReturn
+from jupyter_agent.messages import JsonObject, TextContent, Usage
 from jupyter_agent.model import Model
 from jupyter_agent.model.scripted import ScriptedModel, ScriptedResponse
 from jupyter_agent.runtime.permissions import ApprovalRequest, Decision, PermissionPolicy, Prompt, Trust
 from jupyter_agent.session.records import CellRef
 from jupyter_agent.tools.errors import ToolError
+
+if TYPE_CHECKING:
+    from jupyter_agent.features.feature import TurnSession
 
 REPLAY_PROVIDER = "replay"
 NOT_RUN = "[Replayed from the recording; not run again: tools other than python run again only with -p yolo.]"
@@ -67,7 +71,7 @@ class _AnyArguments(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-def find_recording(session: Any, prompt: str, mode: str, cell: CellRef | None = None) -> tuple[RecordedTurn | None, str]:
+def find_recording(session: TurnSession, prompt: str, mode: str, cell: CellRef | None = None) -> tuple[RecordedTurn | None, str]:
     """The recorded turn the cell replays, or None and the note (empty: say nothing) for a live turn.
     ``cell``: the cell asking (its own recorded turn comes first); None: a turn from no cell.
 
@@ -149,10 +153,10 @@ class ReplayTrust(Trust):
         return self.session.prompt_lock()
 
 
-def _explaining(prompt: Prompt, note: Any) -> Prompt:
+def _explaining(prompt: Prompt, note: Callable[[str], None] | None) -> Prompt:
     """``prompt``, saying first why a recorded call is asked about."""
 
-    async def ask(request: ApprovalRequest) -> Any:
+    async def ask(request: ApprovalRequest) -> str:
         if note is not None:
             note(UNTRUSTED.format(tool=request.tool_name))
         answer = prompt(request)
@@ -162,7 +166,11 @@ def _explaining(prompt: Prompt, note: Any) -> Prompt:
 
 
 def replay_policy(
-    turn: RecordedTurn, tools: list[AgentTool], turn_policy: PermissionPolicy, trusted: Any, note: Any = None
+    turn: RecordedTurn,
+    tools: list[AgentTool],
+    turn_policy: PermissionPolicy,
+    trusted: Callable[[RecordedCall], bool],
+    note: Callable[[str], None] | None = None,
 ) -> PermissionPolicy:
     """The gate of a replay: the turn's mode and prompt over the session's trust, with the recorded
     calls ``trusted(call)`` accepts (this user's valid signature) run unasked."""
@@ -175,7 +183,7 @@ def replay_policy(
     return PermissionPolicy(turn_policy.mode, prompt=prompt, trust=ReplayTrust(turn_policy.trust, unasked))
 
 
-def _as_gated(tool: AgentTool | None, arguments: dict[str, Any]) -> dict[str, Any]:
+def _as_gated(tool: AgentTool | None, arguments: JsonObject) -> JsonObject:
     # The gate sees the arguments as the tool validated them (defaults filled in).
     if tool is None or not isinstance(tool.parameters, type) or not issubclass(tool.parameters, BaseModel):
         return arguments
@@ -188,7 +196,7 @@ def _as_gated(tool: AgentTool | None, arguments: dict[str, Any]) -> dict[str, An
 def _replayed(
     name: str, calls: list[RecordedCall], runner: AgentTool | None, real: AgentTool | None, outcome: ReplayOutcome
 ) -> AgentTool:
-    async def execute(args: BaseModel, signal: AbortSignal) -> Any:
+    async def execute(args: BaseModel, signal: AbortSignal) -> ToolReturn:
         call = _take(calls, args.model_dump(mode="json", exclude_unset=True))
         if call is None or call.result is None:
             raise ToolError(f"The recording has no result for this {name} call: not run.")
@@ -219,7 +227,7 @@ def _replayed(
     )
 
 
-def _take(calls: list[RecordedCall], arguments: dict[str, Any]) -> RecordedCall | None:
+def _take(calls: list[RecordedCall], arguments: JsonObject) -> RecordedCall | None:
     # Calls of one name are taken in order; the one with the same arguments first (parallel calls).
     wanted = arguments_key(arguments)
     for index, call in enumerate(calls):

@@ -12,7 +12,7 @@ objects it keeps cannot outlive it, and only the latest ``MAX_STEPS`` steps keep
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, MutableMapping
+from typing import MutableMapping
 
 from jupyter_agent.features.kernel_state.copies import Kept, NotKept
 from jupyter_agent.features.kernel_state.diff import Entry, NamespaceChange, NamespaceState, diff_states
@@ -91,7 +91,7 @@ class NamespaceHistory:
         """Steps with a change not undone, oldest first."""
         return [entry for entry in self.steps if not entry.undone and entry.changes()]
 
-    def undo(self, seq: int, namespace: MutableMapping[str, Any], *, dry_run: bool = False) -> NamespaceUndo | None:
+    def undo(self, seq: int, namespace: MutableMapping[str, object], *, dry_run: bool = False) -> NamespaceUndo | None:
         """Restores step ``seq`` in ``namespace``; None when this kernel holds nothing of it.
 
         ``dry_run``: only the conflicts are computed, nothing changes.
@@ -111,7 +111,7 @@ class NamespaceHistory:
         entry.undone = True
         return result
 
-    def _restore(self, name: str, record: NameRecord, namespace: MutableMapping[str, Any], result: NamespaceUndo) -> None:
+    def _restore(self, name: str, record: NameRecord, namespace: MutableMapping[str, object], result: NamespaceUndo) -> None:
         before = record.before
         if before is None:
             namespace.pop(name, None)
@@ -131,7 +131,7 @@ class NamespaceHistory:
             self.forgotten.add(self.steps.pop(0).seq)
 
 
-def _conflict(name: str, record: NameRecord, namespace: MutableMapping[str, Any]) -> str | None:
+def _conflict(name: str, record: NameRecord, namespace: MutableMapping[str, object]) -> str | None:
     after = record.after
     if after is None:
         return "defined again since the agent deleted it" if name in namespace else None

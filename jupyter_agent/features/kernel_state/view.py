@@ -8,7 +8,7 @@ report says so; everything else of the step is restored.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, MutableMapping
+from typing import TYPE_CHECKING, MutableMapping
 
 from jupyter_agent.features.kernel_state.undo_store import MAX_STEPS, NamespaceUndo, history_for
 from jupyter_agent.notebook.report import Report
@@ -19,9 +19,10 @@ if TYPE_CHECKING:
     import argparse
 
     from jupyter_agent.notebook.magics import AgentMagics
+    from jupyter_agent.notebook.session_manager import AgentSession
 
 
-def namespace_sections(session: Any) -> tuple[str, str]:
+def namespace_sections(session: AgentSession) -> tuple[str, str]:
     """The namespace changes of the session's steps not undone (markdown, text); empty if none."""
     steps = history_for(str(session.path)).pending()
     if not steps:
@@ -35,7 +36,7 @@ def namespace_sections(session: Any) -> tuple[str, str]:
     return "\n".join(markdown), "\n".join(text)
 
 
-def diff_report(session: Any, cells: tuple[str, str] = ("", "")) -> Report:
+def diff_report(session: AgentSession, cells: tuple[str, str] = ("", "")) -> Report:
     """Variables per step, the notebook cells the agent edited (``cells``: markdown, text), then the files as diffs."""
     names_md, names_text = namespace_sections(session)
     changes = session.snapshots.diff()
@@ -50,7 +51,7 @@ def diff_report(session: Any, cells: tuple[str, str] = ("", "")) -> Report:
     return Report("\n\n".join(parts), "\n".join(text))
 
 
-def undo_report(session: Any, namespace: MutableMapping[str, Any], step: int | None) -> Report:
+def undo_report(session: AgentSession, namespace: MutableMapping[str, object], step: int | None) -> Report:
     """Restores one step's files and variables (default: the agent's latest step that changed either)."""
     history = history_for(str(session.path))
     try:
@@ -92,7 +93,7 @@ def _diff(magics: AgentMagics, args: argparse.Namespace) -> Report:
     return diff_report(session, ("\n\n".join(md for md, _ in others), "\n".join(text for _, text in others)))
 
 
-def _undo(magics: AgentMagics, session: Any, step: int | None) -> Report:
+def _undo(magics: AgentMagics, session: AgentSession, step: int | None) -> Report:
     return undo_report(session, magics.shell.user_ns if magics.shell is not None else {}, step)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from itertools import compress
 from operator import is_not
 from types import CodeType, FunctionType
-from typing import Any, Callable, Container, Mapping
+from typing import TYPE_CHECKING, Callable, Container, Mapping
 
 from pydantic import BaseModel
 
@@ -37,6 +37,9 @@ from jupyter_agent.loop import AbortSignal, AgentTool
 from jupyter_agent.loop.types import ToolReturn
 from jupyter_agent.tools.python_tool import CodeWatch, watching
 
+if TYPE_CHECKING:
+    from jupyter_agent.features.feature import KernelShell, TurnSession
+
 # IPython's own names: output history (_, __, _5), input history (_i, _ii5), and dunder names.
 _IPYTHON_NAME = re.compile(r"^(_+|_i+|_i?\d+|_[dio]h|__.*)$")
 _MISSING = object()
@@ -44,7 +47,7 @@ _MISSING = object()
 
 @dataclass
 class WatchToken:
-    before: dict[Any, Any]  # the namespace as the call found it: names and values (references)
+    before: dict[str, object]  # the namespace as the call found it: names and values (references)
     prints: dict[str, Fingerprint]  # the watched names' full fingerprints
     watched: set[str]  # names fingerprinted in full (the rest are compared by identity)
     kept: dict[str, Kept | NotKept]
@@ -53,7 +56,7 @@ class WatchToken:
 class NamespaceWatch:
     def __init__(
         self,
-        namespace: Mapping[str, Any],
+        namespace: Mapping[str, object],
         history: NamespaceHistory,
         undo_entry: Callable[[], tuple[int, int]],
         *,
@@ -70,11 +73,11 @@ class NamespaceWatch:
         self.limit_bytes = int(limit_mb * 1024 * 1024)
         self._copies: dict[str, tuple[Fingerprint, Kept | NotKept]] = {}
 
-    def is_user_name(self, name: Any) -> bool:
+    def is_user_name(self, name: object) -> bool:
         """A variable of the user's: a string key, not hidden, not one of IPython's history names."""
         return type(name) is str and name not in self.hidden and not (name[:1] == "_" and _IPYTHON_NAME.match(name))
 
-    def state(self, watched: Container[str], full: Callable[[str, Any], bool] | None = None) -> NamespaceState:
+    def state(self, watched: Container[str], full: Callable[[str, object], bool] | None = None) -> NamespaceState:
         """The user's variables: ``watched`` ones (or those ``full`` picks) fingerprinted in full."""
         state: NamespaceState = {}
         for name, value in list(self.namespace.items()):
@@ -135,7 +138,7 @@ class NamespaceWatch:
         return line, [change.to_json() for change in changes]
 
     def _changes(
-        self, token: WatchToken, after: dict[Any, Any], moved: list[Any], deleted: Any, mutated: list[str]
+        self, token: WatchToken, after: dict[str, object], moved: list[str], deleted: set[str], mutated: list[str]
     ) -> tuple[list[NamespaceChange], NamespaceState, NamespaceState]:
         """The changes in the order a reader expects (added, then changed in namespace order, then
         deleted), and the entries of the names they concern, before and after."""
@@ -168,7 +171,7 @@ class NamespaceWatch:
         return added + changed + removed, old_state, new_state
 
 
-def _moved(before: dict[Any, Any], after: dict[Any, Any]) -> tuple[list[Any], set[Any]]:
+def _moved(before: dict[str, object], after: dict[str, object]) -> tuple[list[str], set[str]]:
     """(names added or bound to another object, in namespace order; names deleted).
 
     The common case, the same names in the same order with new ones after them, is compared at C
@@ -183,11 +186,11 @@ def _moved(before: dict[Any, Any], after: dict[Any, Any]) -> tuple[list[Any], se
     return moved, set(before.keys() - after.keys())
 
 
-def _light(value: Any) -> Fingerprint:
+def _light(value: object) -> Fingerprint:
     return Fingerprint(id(value), type_name(type(value)))
 
 
-def reachable_names(code: str, namespace: Mapping[str, Any], transform: Callable[[str], str] | None = None) -> set[str]:
+def reachable_names(code: str, namespace: Mapping[str, object], transform: Callable[[str], str] | None = None) -> set[str]:
     """The names the code mentions, and the globals of the functions it names (two levels deep):
     the values it can change in place without an alias. These are fingerprinted in full."""
     names = named_in(code, transform)
@@ -230,7 +233,7 @@ def named_in(code: str, transform: Callable[[str], str] | None = None) -> set[st
 
 
 def session_watch(
-    shell: Any, session: Any, current_step: Callable[[], int], limit_mb: float = DEFAULT_LIMIT_MB
+    shell: KernelShell | None, session: TurnSession, current_step: Callable[[], int], limit_mb: float = DEFAULT_LIMIT_MB
 ) -> NamespaceWatch:
     """The watch of ``session``'s python calls in ``shell``: its history lives as long as the kernel."""
     from jupyter_agent.features.kernel_state.undo_store import history_for

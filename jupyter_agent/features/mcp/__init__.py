@@ -8,7 +8,7 @@ secrets with the session's redactor, starts what is not running and returns the 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from jupyter_agent.features.mcp.config import McpConfig, ServerConfig, load_config, select
 from jupyter_agent.features.mcp.consent import Ask, consented
@@ -17,10 +17,12 @@ from jupyter_agent.features.mcp.turn import McpTurn
 from jupyter_agent.session.site_policy import SitePolicyError, load_site_policy
 
 if TYPE_CHECKING:
+    from jupyter_agent.features.feature import TurnSession
     from jupyter_agent.runtime.permissions import PermissionMode
+    from jupyter_agent.session.redact import Redactor
 
 
-def session_config(session: Any, configured: Any = None) -> McpConfig:
+def session_config(session: TurnSession, configured: object = None) -> McpConfig:
     """The merged configuration for a session's notebook and workspace, within the site policy."""
     notebook_dir = session.notebook.parent if session.notebook else Path.cwd()
     return within_site_policy(load_config(notebook_dir, Path(session.workspace), configured))
@@ -40,7 +42,7 @@ def within_site_policy(config: McpConfig, env: Mapping[str, str] | None = None) 
     return config
 
 
-def register_secrets(redactor: Any, servers: list[ServerConfig]) -> None:
+def register_secrets(redactor: Redactor, servers: list[ServerConfig]) -> None:
     """Every ``env`` and ``headers`` value becomes ``[redacted:…]`` in the session file and the panel."""
     for server in servers:
         for name, value in server.secrets().items():
@@ -51,9 +53,9 @@ def register_secrets(redactor: Any, servers: list[ServerConfig]) -> None:
 
 
 async def open_turn(
-    session: Any,
+    session: TurnSession,
     *,
-    configured: Any,
+    configured: object,
     selection: tuple[str, ...] | None,
     note: Callable[[str], None],
     mode: PermissionMode = "yolo",

@@ -20,7 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Literal, Mapping
 
 from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.files import parse_json
@@ -106,7 +106,7 @@ def expand(text: str, environ: Mapping[str, str], where: str) -> str:
     return _VARIABLE.sub(replace, text)
 
 
-def parse_servers(data: Any, source: str, environ: Mapping[str, str], base: Path) -> McpConfig:
+def parse_servers(data: object, source: str, environ: Mapping[str, str], base: Path) -> McpConfig:
     """The servers of one source; ``base`` is the folder a relative ``cwd`` is resolved against."""
     result = McpConfig()
     if isinstance(data, Mapping) and "mcpServers" in data:
@@ -127,7 +127,7 @@ def parse_servers(data: Any, source: str, environ: Mapping[str, str], base: Path
     return result
 
 
-def _server(name: str, entry: Any, source: str, environ: Mapping[str, str], base: Path) -> ServerConfig | None:
+def _server(name: str, entry: object, source: str, environ: Mapping[str, str], base: Path) -> ServerConfig | None:
     if not isinstance(entry, Mapping):
         raise ConfigProblem(f"expected an object, got {_kind(entry)}")
     unknown = sorted(set(entry) - _KNOWN_KEYS)
@@ -184,21 +184,21 @@ def _server(name: str, entry: Any, source: str, environ: Mapping[str, str], base
     )
 
 
-def _string(entry: Mapping[str, Any], key: str) -> str:
+def _string(entry: Mapping[str, object], key: str) -> str:
     value = entry.get(key)
     if not isinstance(value, str):
         raise ConfigProblem(f"{key} must be a string, got {_kind(value)}")
     return value
 
 
-def _strings(entry: Mapping[str, Any], key: str) -> dict[str, str]:
+def _strings(entry: Mapping[str, object], key: str) -> dict[str, str]:
     value = entry.get(key, {})
     if not isinstance(value, Mapping) or not all(isinstance(item, str) for item in value.values()):
         raise ConfigProblem(f"{key} must be an object of strings")
     return {str(name): item for name, item in value.items()}
 
 
-def _seconds(entry: Mapping[str, Any], key: str, default: float) -> float:
+def _seconds(entry: Mapping[str, object], key: str, default: float) -> float:
     value = entry.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT:
         shown = json.dumps(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else _kind(value)
@@ -206,7 +206,7 @@ def _seconds(entry: Mapping[str, Any], key: str, default: float) -> float:
     return float(value)
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     return {dict: "an object", list: "a list", str: "a string", type(None): "null"}.get(type(value), type(value).__name__)
 
 
@@ -246,7 +246,7 @@ def config_sources(notebook_dir: Path, workspace: Path, user_file: Path) -> list
 def load_config(
     notebook_dir: Path,
     workspace: Path,
-    configured: Any = None,
+    configured: object = None,
     *,
     environ: Mapping[str, str] | None = None,
     user_file: Path | None = None,

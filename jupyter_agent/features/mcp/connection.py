@@ -21,17 +21,26 @@ import time
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Literal
+from typing import TYPE_CHECKING, Awaitable, Callable, Generic, Literal, TextIO, TypeVar
 
 from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.features.mcp.config import ServerConfig
 from jupyter_agent.features.mcp.process import is_alive, kill_group, new_pidfile, read_pid
 from jupyter_agent.features.mcp.tools import forget_listing
-from jupyter_agent.features.mcp.transport import open_transport, reachable
+from jupyter_agent.features.mcp.transport import Transport, open_transport, reachable
+from jupyter_agent.messages import JsonObject
+
+if TYPE_CHECKING:
+    import anyio
+    import mcp_types
+    from mcp import ClientSession
+    from mcp.client.session import IncomingMessage
 
 Status = Literal["stopped", "starting", "running", "failed", "crashed"]
 _LOG_TAIL_CHARS = 400  # of the server's stderr, quoted when it fails to start
 _STOP_TIMEOUT = 8.0  # the SDK's own shutdown is bounded (about 2 s + 2 s + 2 s)
+_T = TypeVar("_T")
+_T_co = TypeVar("_T_co", covariant=True)
 
 
 class ServerUnavailable(RuntimeError, JupyterAgentError):
@@ -39,10 +48,10 @@ class ServerUnavailable(RuntimeError, JupyterAgentError):
 
 
 @dataclass
-class _Job:
-    action: Callable[[Any], Awaitable[Any]]
-    future: asyncio.Future[Any]
-    scope: Any = None
+class _Job(Generic[_T_co]):
+    action: Callable[[ClientSession], Awaitable[_T_co]]
+    future: asyncio.Future[_T_co]
+    scope: anyio.CancelScope | None = None
     cancelled: bool = False
 
     def cancel(self) -> None:
@@ -58,14 +67,14 @@ class ServerConnection:
     redact: Callable[[str], str] = lambda text: text
     status: Status = "stopped"
     last_error: str = ""
-    tools: list[Any] = field(default_factory=list)  # mcp.types.Tool, as last listed
+    tools: list[mcp_types.Tool] = field(default_factory=list)  # as last listed
     tools_stale: bool = False  # the server announced notifications/tools/list_changed
     pid: int | None = None
     start_seconds: float | None = None
-    on_crash: Callable[["ServerConnection", str], Any] | None = None
+    on_crash: Callable[["ServerConnection", str], object] | None = None
     _task: asyncio.Task[None] | None = None
-    _ready: asyncio.Future[Any] | None = None
-    _jobs: asyncio.Queue[_Job | None] | None = None
+    _ready: asyncio.Future[object] | None = None
+    _jobs: asyncio.Queue[_Job[object] | None] | None = None
     _pidfile: Path | None = None
 
     @property
@@ -76,7 +85,7 @@ class ServerConnection:
     def alive(self) -> bool:
         return self._task is not None and not self._task.done()
 
-    def start(self) -> asyncio.Future[Any]:
+    def start(self) -> asyncio.Future[object]:
         """Starts the server unless it is starting or running; returns the future of its readiness."""
         if self.alive and self.status in ("starting", "running") and self._ready is not None:
             return self._ready
@@ -101,11 +110,11 @@ class ServerConnection:
             await self.stop(status="failed")  # a transport error while starting: nothing to wait for
             raise
 
-    async def call_tool(self, tool: str, arguments: dict[str, Any], timeout: float | None = None) -> Any:
+    async def call_tool(self, tool: str, arguments: JsonObject, timeout: float | None = None) -> mcp_types.CallToolResult:
         timeout = self.config.call_timeout if timeout is None else timeout
         return await self._submit(lambda session: session.call_tool(tool, arguments, read_timeout_seconds=timeout), timeout + 5.0)
 
-    async def refresh_tools(self) -> list[Any]:
+    async def refresh_tools(self) -> list[mcp_types.Tool]:
         self.tools_stale = False
         listed = await self._submit(_list_tools, self.config.call_timeout)
         forget_listing(self.tools)
@@ -135,7 +144,7 @@ class ServerConnection:
 
     # -- the server's task --------------------------------------------------------------------
 
-    async def _serve(self, ready: asyncio.Future[Any], jobs: asyncio.Queue[_Job | None]) -> None:
+    async def _serve(self, ready: asyncio.Future[object], jobs: asyncio.Queue[_Job[object] | None]) -> None:
         started = time.perf_counter()
         log = self._open_log()
         try:
@@ -173,7 +182,7 @@ class ServerConnection:
             if self._pidfile is not None:
                 self._pidfile.unlink(missing_ok=True)
 
-    async def _run_job(self, session: Any, job: _Job) -> None:
+    async def _run_job(self, session: ClientSession, job: _Job[object]) -> None:
         import anyio
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED
@@ -204,10 +213,10 @@ class ServerConnection:
         if self.on_crash is not None:
             self.on_crash(self, self.last_error)
 
-    async def _submit(self, action: Callable[[Any], Awaitable[Any]], timeout: float) -> Any:
+    async def _submit(self, action: Callable[[ClientSession], Awaitable[_T]], timeout: float) -> _T:
         if self.status != "running" or self._jobs is None:
             raise ServerUnavailable(self._unavailable())
-        job = _Job(action, asyncio.get_running_loop().create_future())
+        job: _Job[_T] = _Job(action, asyncio.get_running_loop().create_future())
         self._jobs.put_nowait(job)
         try:
             return await asyncio.wait_for(asyncio.shield(job.future), timeout)
@@ -227,7 +236,7 @@ class ServerConnection:
         }.get(self.status, self.status)
         return f"MCP server {self.name!r} {state}" + (f": {self.last_error}" if self.last_error else "")
 
-    async def _on_message(self, message: Any) -> None:
+    async def _on_message(self, message: IncomingMessage) -> None:
         from mcp_types import ToolListChangedNotification
 
         if isinstance(message, ToolListChangedNotification):
@@ -238,12 +247,12 @@ class ServerConnection:
             if self._ready is not None:
                 _settle(self._ready, error=ServerUnavailable(self._unavailable()))
 
-    def _transport(self, log: Any) -> Any:
+    def _transport(self, log: TextIO | None) -> Transport:
         if self.config.transport == "stdio" and sys.platform != "win32":
             self._pidfile = new_pidfile(self.name)
         return open_transport(self.config, self.log_path if log is not None else None, self._pidfile)
 
-    def _open_log(self) -> Any:
+    def _open_log(self) -> TextIO | None:
         if self.log_path is None or self.config.transport == "http":
             return None
         try:
@@ -257,7 +266,7 @@ class ServerConnection:
         self._log_start = log.tell()
         return log
 
-    def _log_tail(self, log: Any) -> str:
+    def _log_tail(self, log: TextIO | None) -> str:
         if log is None or self.log_path is None:
             return ""
         try:
@@ -282,7 +291,7 @@ class ServerConnection:
         self.status = "failed"
         self.last_error = self.redact(text)
 
-    def _drain(self, jobs: asyncio.Queue[_Job | None], ready: asyncio.Future[Any]) -> None:
+    def _drain(self, jobs: asyncio.Queue[_Job[object] | None], ready: asyncio.Future[object]) -> None:
         """Nothing waits forever on a server that is gone."""
         if not ready.done():
             ready.set_exception(ServerUnavailable(self._unavailable()))
@@ -295,8 +304,9 @@ class ServerConnection:
             self.status = "stopped"
 
 
-async def _list_tools(session: Any) -> list[Any]:
-    tools, cursor = [], None
+async def _list_tools(session: ClientSession) -> list[mcp_types.Tool]:
+    tools: list[mcp_types.Tool] = []
+    cursor: str | None = None
     for _ in range(100):  # a paginator that never ends must not hang the turn
         from mcp_types import PaginatedRequestParams
 
@@ -308,7 +318,7 @@ async def _list_tools(session: Any) -> list[Any]:
     return tools
 
 
-def _settle(future: asyncio.Future[Any], *, result: Any = None, error: BaseException | None = None) -> None:
+def _settle(future: asyncio.Future[object], *, result: object = None, error: BaseException | None = None) -> None:
     if future.done():
         return
     if error is not None:

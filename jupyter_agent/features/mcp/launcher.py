@@ -27,6 +27,8 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import ModuleType
+from typing import BinaryIO
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -39,7 +41,7 @@ class _Stop(Exception):
     """SIGTERM arrived: end the server and everything below it now."""
 
 
-def _process_tree():
+def _process_tree() -> ModuleType:
     import importlib.util
 
     path = Path(__file__).resolve().parents[2] / "tools" / "process_tree.py"
@@ -56,7 +58,7 @@ def _prctl(option: int, value: int) -> bool:
     import ctypes
 
     try:
-        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+        return bool(ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 
@@ -93,7 +95,7 @@ class CappedLog:
         self._handle.close()
 
 
-def _private_append(path: str):
+def _private_append(path: str) -> BinaryIO:
     # A server's stderr may hold what its env held (tokens): only the owner reads it, as the session.
     return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab")
 
@@ -125,7 +127,7 @@ def _parse(argv: list[str]) -> tuple[dict[str, str], list[str]]:
     return dict(zip(options[::2], options[1::2])), command
 
 
-def _end_everything_below(tree, grace: float) -> None:
+def _end_everything_below(tree: ModuleType, grace: float) -> None:
     """SIGTERM to every descendant, then SIGKILL to what is left after ``grace``; reaps them."""
     me = os.getpid()
     below = tree.descendants(me)

@@ -14,14 +14,20 @@ import copy
 import hashlib
 import json
 import re
-from typing import Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from jupyter_agent.loop import AgentTool, ToolOutput
-from jupyter_agent.messages import ImageContent, TextContent
+from jupyter_agent.loop import AbortSignal, AgentTool, ToolOutput
+from jupyter_agent.messages import ImageContent, JsonObject, JsonValue, TextContent
 from jupyter_agent.tools.caps import DEFAULT_CAPS, OutputCaps, human_size, truncate_head
 from jupyter_agent.tools.errors import ToolError
+
+if TYPE_CHECKING:
+    import mcp_types
+    from mcp import MCPError
+
+    from jupyter_agent.features.mcp.connection import ServerConnection
 
 PREFIX = "mcp__"
 MAX_NAME = 64  # OpenAI's limit for function names; Anthropic's is the same
@@ -39,20 +45,20 @@ def tool_name(server: str, tool: str) -> str:
 
 
 class McpArguments(BaseModel):
-    """Any JSON object; the schema the provider sees is the server's (see ``model_json_schema``)."""
+    """A JSON object of whatever shape; the schema the provider sees is the server's (see ``model_json_schema``)."""
 
     model_config = ConfigDict(extra="allow")
-    server_schema: ClassVar[dict[str, Any]] = {}
+    server_schema: ClassVar[JsonObject] = {}
 
     @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    def model_json_schema(cls, *args: object, **kwargs: object) -> JsonObject:
         return copy.deepcopy(cls.server_schema)
 
 
-_MODELS: dict[int, tuple[Any, type[McpArguments]]] = {}  # id(listed tool) -> (tool, its parameters class)
+_MODELS: dict[int, tuple[mcp_types.Tool, type[McpArguments]]] = {}  # id(listed tool) -> (tool, its parameters class)
 
 
-def _parameters_of(tool: Any) -> type[McpArguments]:
+def _parameters_of(tool: mcp_types.Tool) -> type[McpArguments]:
     """One class per listed tool, reused by every turn: building a pydantic class costs milliseconds."""
     cached = _MODELS.get(id(tool))
     if cached is None or cached[0] is not tool:
@@ -60,12 +66,12 @@ def _parameters_of(tool: Any) -> type[McpArguments]:
     return cached[1]
 
 
-def forget_listing(tools: Any) -> None:
+def forget_listing(tools: Iterable[mcp_types.Tool]) -> None:
     for tool in tools:
         _MODELS.pop(id(tool), None)
 
 
-def arguments_model(schema: dict[str, Any]) -> type[McpArguments]:
+def arguments_model(schema: dict[str, JsonValue] | None) -> type[McpArguments]:
     schema = dict(schema or {})
     schema.setdefault("type", "object")
     if schema.get("type") == "object":
@@ -73,14 +79,14 @@ def arguments_model(schema: dict[str, Any]) -> type[McpArguments]:
     return type("McpArguments", (McpArguments,), {"server_schema": schema, "__module__": __name__})
 
 
-def is_read_only(tool: Any) -> bool:
+def is_read_only(tool: mcp_types.Tool) -> bool:
     annotations = getattr(tool, "annotations", None)
     return bool(annotations is not None and annotations.read_only_hint is True)
 
 
 def agent_tool(
-    connection: Any,
-    tool: Any,
+    connection: ServerConnection,
+    tool: mcp_types.Tool,
     *,
     name: str,
     on_error: Callable[[str], None],
@@ -90,7 +96,7 @@ def agent_tool(
     server, remote = connection.name, tool.name
     description = (tool.description or getattr(tool, "title", None) or remote).strip()[:_DESCRIPTION_CHARS]
 
-    async def execute(args: BaseModel, signal: Any) -> ToolOutput:
+    async def execute(args: BaseModel, signal: AbortSignal) -> ToolOutput:
         from mcp import MCPError
 
         from jupyter_agent.features.mcp.connection import ServerUnavailable
@@ -121,7 +127,7 @@ def agent_tool(
     )
 
 
-def _call_failure(connection: Any, remote: str, error: Any, redact: Callable[[str], str]) -> str:
+def _call_failure(connection: ServerConnection, remote: str, error: MCPError, redact: Callable[[str], str]) -> str:
     from mcp_types import REQUEST_TIMEOUT
 
     server = connection.name
@@ -139,7 +145,7 @@ def _call_failure(connection: Any, remote: str, error: Any, redact: Callable[[st
 
 
 def server_tools(
-    connection: Any, *, on_error: Callable[[str], None], redact: Callable[[str], str], taken: set[str]
+    connection: ServerConnection, *, on_error: Callable[[str], None], redact: Callable[[str], str], taken: set[str]
 ) -> list[AgentTool]:
     """The agent tools of one server's current listing; names already ``taken`` get a distinguishing hash."""
     tools = []
@@ -153,21 +159,20 @@ def server_tools(
 
 
 def result_content(
-    result: Any, redact: Callable[[str], str], caps: OutputCaps = DEFAULT_CAPS
+    result: mcp_types.CallToolResult, redact: Callable[[str], str], caps: OutputCaps = DEFAULT_CAPS
 ) -> list[TextContent | ImageContent]:
     texts: list[str] = []
     images: list[ImageContent] = []
     for block in result.content or []:
-        kind = getattr(block, "type", "")
-        if kind == "text":
+        if block.type == "text":
             texts.append(block.text)
-        elif kind == "image":
+        elif block.type == "image":
             _add_image(images, texts, block.data, block.mime_type, caps)
-        elif kind == "audio":
+        elif block.type == "audio":
             texts.append(f"[audio {block.mime_type}, {human_size(len(block.data) * 3 // 4)}: not shown]")
-        elif kind == "resource_link":
+        elif block.type == "resource_link":
             texts.append(f"[resource {block.uri}" + (f" ({block.mime_type})" if block.mime_type else "") + f": {block.name}]")
-        elif kind == "resource":
+        elif block.type == "resource":
             texts.append(_resource_text(block.resource))
     if not texts and not images and result.structured_content is not None:
         texts.append(json.dumps(result.structured_content, ensure_ascii=False, indent=2, default=str))
@@ -177,7 +182,7 @@ def result_content(
     return content + images
 
 
-def _resource_text(resource: Any) -> str:
+def _resource_text(resource: mcp_types.TextResourceContents | mcp_types.BlobResourceContents) -> str:
     heading = f"[resource {resource.uri}" + (f" ({resource.mime_type})" if resource.mime_type else "") + "]"
     text = getattr(resource, "text", None)
     if text is not None:

@@ -6,16 +6,24 @@ import asyncio
 import os
 import socket
 import sys
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import TYPE_CHECKING, TextIO, TypeAlias
 
 from jupyter_agent.features.mcp.config import ServerConfig
 from jupyter_agent.features.mcp.launcher import LOG_MAX_BYTES
 
+if TYPE_CHECKING:
+    import httpx2
+    from mcp.client._transport import TransportStreams
+
 LAUNCHER = Path(__file__).with_name("launcher.py")
+# What the SDK's transports are: an async context manager of the (read, write) streams.
+Transport: TypeAlias = "AbstractAsyncContextManager[TransportStreams]"
 
 
-def open_transport(config: ServerConfig, log_path: Path | None, pidfile: Path | None) -> Any:
+def open_transport(config: ServerConfig, log_path: Path | None, pidfile: Path | None) -> Transport:
     """The transport's async context manager; a stdio server's stderr goes to ``log_path`` (capped
     by the launcher) and its launcher's pid to ``pidfile``."""
     if config.transport == "http":
@@ -48,7 +56,7 @@ def open_transport(config: ServerConfig, log_path: Path | None, pidfile: Path | 
     return stdio_client(params, errlog=_errlog(None))  # the launcher writes the server's stderr to its log
 
 
-def _errlog(log: Any) -> Any:
+def _errlog(log: TextIO | None) -> TextIO:
     # Without a log file the server's stderr is dropped: in a kernel, sys.stderr is the cell.
     return log if log is not None else open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives with the server
 
@@ -71,10 +79,10 @@ async def reachable(url: str) -> None:
 class _http:
     """The streamable HTTP transport together with the httpx client it owns."""
 
-    def __init__(self, transport: Any, client: Any) -> None:
+    def __init__(self, transport: Transport, client: httpx2.AsyncClient) -> None:
         self._transport, self._client = transport, client
 
-    async def __aenter__(self) -> Any:
+    async def __aenter__(self) -> TransportStreams:
         await self._client.__aenter__()
         try:
             return await self._transport.__aenter__()
@@ -82,8 +90,10 @@ class _http:
             await self._client.__aexit__(None, None, None)
             raise
 
-    async def __aexit__(self, *exc: Any) -> Any:
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> bool | None:
         try:
-            return await self._transport.__aexit__(*exc)
+            return await self._transport.__aexit__(kind, error, traceback)
         finally:
             await self._client.__aexit__(None, None, None)

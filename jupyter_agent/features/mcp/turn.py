@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Awaitable, Callable, Sequence, TypeVar
 
 from jupyter_agent.features.mcp.config import ServerConfig
 from jupyter_agent.features.mcp.connection import ServerConnection, ServerUnavailable
@@ -107,7 +107,10 @@ class McpTurn:
             self.note("")
 
 
-async def _bounded(awaitable: Any, timeout: float) -> Any:
+_T = TypeVar("_T")
+
+
+async def _bounded(awaitable: Awaitable[_T], timeout: float) -> _T:
     import asyncio
 
     return await asyncio.wait_for(awaitable, timeout)

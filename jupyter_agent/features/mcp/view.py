@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from IPython.core.error import UsageError
 
 from jupyter_agent.features.mcp import register_secrets, registry, session_config
 from jupyter_agent.features.mcp.config import McpConfig
+from jupyter_agent.features.mcp.connection import ServerConnection
 from jupyter_agent.features.mcp.registry import McpRegistry
 from jupyter_agent.features.mcp.tools import is_read_only, tool_name
 from jupyter_agent.notebook.report import Report
@@ -61,7 +62,7 @@ def servers_view(config: McpConfig, servers: McpRegistry, redact: Callable[[str]
     return markdown, "\n".join(lines)
 
 
-def tools_view(name: str, connection: Any) -> tuple[str, str]:
+def tools_view(name: str, connection: ServerConnection | None) -> tuple[str, str]:
     if connection is None or connection.status != "running":
         state = "has not started yet (a turn starts it)" if connection is None else f"is {connection.status}"
         text = f"MCP server `{name}` {state}: its tools are listed once it runs."
@@ -78,10 +79,10 @@ def tools_view(name: str, connection: Any) -> tuple[str, str]:
     return "\n".join(rows), "\n".join(lines)
 
 
-_tasks: set[asyncio.Task[Any]] = set()  # restarts running in the background
+_tasks: set[asyncio.Task[ServerConnection]] = set()  # restarts running in the background
 
 
-def mcp_command(magics: Any, tokens: list[str], usage: str) -> Report:
+def mcp_command(magics: AgentMagics, tokens: list[str], usage: str) -> Report:
     session = magics.sessions.recent()
     config = session_config(session, dict(magics.mcp_servers or {}))
     redactor = session.store.redactor
@@ -100,7 +101,7 @@ def mcp_command(magics: Any, tokens: list[str], usage: str) -> Report:
     return _restart(name, config, servers)
 
 
-def _restart(name: str, config: Any, servers: Any) -> Report:
+def _restart(name: str, config: McpConfig, servers: McpRegistry) -> Report:
     connection = servers.get(name)
     if connection is None:
         return Report(f"MCP server `{name}` is not running; the next turn that uses it starts it.")

@@ -8,7 +8,7 @@ leaves the kernel is what the session file would keep.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from jupyter_agent.loop.types import tool_schema
 
@@ -42,7 +42,7 @@ def mcp_tools(tools: Sequence[AgentTool]) -> list[mcp_types.Tool]:
 def mcp_result(result: ToolResultMessage, redact: Callable[[str], str] = lambda text: text) -> mcp_types.CallToolResult:
     import mcp_types
 
-    content: list[Any] = []
+    content: list[mcp_types.ContentBlock] = []
     for block in result.content:
         if block.type == "text":
             content.append(mcp_types.TextContent(type="text", text=redact(block.text)))
@@ -53,7 +53,7 @@ def mcp_result(result: ToolResultMessage, redact: Callable[[str], str] = lambda 
     return mcp_types.CallToolResult(content=content, is_error=result.is_error)
 
 
-def client_name(session: Any) -> str:
+def client_name(session: object) -> str:
     """The connected client's name as it introduced itself (``clientInfo``), e.g. ``claude-code``."""
     params = getattr(session, "client_params", None)
     info = getattr(params, "client_info", None)

@@ -16,12 +16,15 @@ import asyncio
 import dataclasses
 import inspect
 import uuid
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, Coroutine, Sequence
 
-from jupyter_agent.loop import AbortController, AgentTool
+from pydantic import BaseModel
+
+from jupyter_agent.loop import AbortController, AbortSignal, AgentTool
 from jupyter_agent.loop.abort import cancelled_details
 from jupyter_agent.loop.execute_tool import execute_tool
-from jupyter_agent.messages import TextContent, ToolCall, ToolResultMessage
+from jupyter_agent.loop.types import ToolExecute, ToolReturn
+from jupyter_agent.messages import JsonObject, TextContent, ToolCall, ToolResultMessage
 from jupyter_agent.runtime.events import (
     ApprovalRequestEvent,
     ApprovalResponseEvent,
@@ -42,10 +45,10 @@ CANCELLED = "The call was cancelled before it finished."
 # Progress reporting: (progress count, message) -> sent to the client (a no-op without a token).
 Progress = Callable[[float, str], Awaitable[None]]
 # Runs a python call's code: the host routes the kernel's Interrupt (■) into it (see McpServe).
-CodeRunner = Callable[[Callable[[], Awaitable[Any]]], Awaitable[Any]]
+CodeRunner = Callable[[Callable[[], Coroutine[object, object, ToolReturn]]], Awaitable[ToolReturn]]
 
 
-async def _run_directly(work: Callable[[], Awaitable[Any]]) -> Any:
+async def _run_directly(work: Callable[[], Coroutine[object, object, ToolReturn]]) -> ToolReturn:
     return await work()
 
 
@@ -102,10 +105,10 @@ class ExternalCalls:
         self.cell_turns = cell_turns
         self.after_call = after_call  # e.g. settle the step's file snapshots
         self.calls = 0
-        self.pending: set[asyncio.Task[Any]] = set()
+        self.pending: set[asyncio.Task[object]] = set()
 
     async def call(
-        self, name: str, arguments: dict[str, Any] | None, client: str, progress: Progress = _no_progress
+        self, name: str, arguments: JsonObject | None, client: str, progress: Progress = _no_progress
     ) -> ToolResultMessage:
         call = ToolCall(id=f"mcp_{uuid.uuid4().hex[:16]}", name=name, arguments=dict(arguments or {}))
         self.calls += 1
@@ -163,13 +166,13 @@ class ExternalCalls:
         [gated] = gate.wrap([labelled])
         return {name: gated}
 
-    def _in_turn(self, execute: Any, heartbeat: _Heartbeat) -> Any:
-        async def run_in_turn(args: Any, signal: Any) -> Any:
-            async def code() -> Any:
+    def _in_turn(self, execute: ToolExecute, heartbeat: _Heartbeat) -> ToolExecute:
+        async def run_in_turn(args: BaseModel, signal: AbortSignal) -> ToolReturn:
+            async def code() -> ToolReturn:
                 outcome = execute(args, signal)
                 return await outcome if inspect.isawaitable(outcome) else outcome
 
-            async def work() -> Any:
+            async def work() -> ToolReturn:
                 heartbeat.resumed()
                 return await self.run_code(code)
 

@@ -11,14 +11,14 @@ call waits until it ends; calls wait for one another too (first come, first serv
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Awaitable, Callable, TypeVar
 
 T = TypeVar("T")
 WAITING_FOR_CELL = "waiting for the running cell to finish"
 
 
 class CellTurns:
-    def __init__(self, shell: Any, *, cell_running: bool = False) -> None:
+    def __init__(self, shell: object, *, cell_running: bool = False) -> None:
         """``cell_running``: whether a cell is executing now (``%agent serve`` starts inside one)."""
         self._events = getattr(shell, "events", None)
         self._cell_running = cell_running

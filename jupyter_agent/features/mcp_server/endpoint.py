@@ -19,12 +19,14 @@ import contextlib
 import hmac
 import json
 import socket
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from jupyter_agent.errors import JupyterAgentError
 
 if TYPE_CHECKING:
+    import uvicorn
     from mcp.server.lowlevel import Server
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 HOST = "127.0.0.1"
 PATH = "/mcp"
@@ -60,13 +62,13 @@ def url_of(sock: socket.socket) -> str:
 class BearerGate:
     """ASGI: ``/mcp`` with the right bearer token goes to the MCP app; anything else is refused."""
 
-    def __init__(self, app: Any, token: str, on_refused: Callable[[int], None] = lambda count: None) -> None:
+    def __init__(self, app: ASGIApp, token: str, on_refused: Callable[[int], None] = lambda count: None) -> None:
         self.app = app
         self._expected = f"Bearer {token}".encode()
         self.refused = 0
         self.on_refused = on_refused  # told the new count after each refusal (the serve panel shows it)
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return  # no lifespan (it is off) and no websockets
         if scope["path"].rstrip("/") != PATH:
@@ -81,7 +83,7 @@ class BearerGate:
         await self.app(scope, receive, send)
 
 
-async def _respond(send: Any, status: int, body: dict[str, str], headers: list[tuple[bytes, bytes]] | None = None) -> None:
+async def _respond(send: Send, status: int, body: dict[str, str], headers: list[tuple[bytes, bytes]] | None = None) -> None:
     data = json.dumps(body).encode()
     start = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *(headers or [])]
     await send({"type": "http.response.start", "status": status, "headers": start})
@@ -93,7 +95,7 @@ class HttpEndpoint:
 
     def __init__(
         self,
-        server: Server[Any],
+        server: Server,
         sock: socket.socket,
         token: str,
         *,
@@ -109,7 +111,7 @@ class HttpEndpoint:
         self.max_sessions = max_sessions
         self.on_refused = on_refused
         self.gate: BearerGate | None = None
-        self._uvicorn: Any = None
+        self._uvicorn: uvicorn.Server | None = None
         self.closed = False
 
     async def serve(self) -> None:
@@ -156,7 +158,7 @@ class HttpEndpoint:
         self.sock.close()
 
 
-def _kernel_uvicorn(config: Any) -> Any:
+def _kernel_uvicorn(config: uvicorn.Config) -> uvicorn.Server:
     import uvicorn
 
     class KernelUvicorn(uvicorn.Server):

@@ -14,9 +14,12 @@ session's lock) rather than cut into its transcript.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from jupyter_agent.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+
+if TYPE_CHECKING:
+    from jupyter_agent.features.feature import TurnSession
 
 WRITE_DELAY = 0.05  # seconds after a call: its answer is sent first
 SYNC_DELAY = 0.5  # seconds: a burst of calls costs one fsync
@@ -34,7 +37,7 @@ def call_message(client: str, call: ToolCall) -> AssistantMessage:
 
 
 class CallRecorder:
-    def __init__(self, session: Any, on_error: Callable[[str], None] = lambda _text: None) -> None:
+    def __init__(self, session: TurnSession, on_error: Callable[[str], None] = lambda _text: None) -> None:
         self.session = session
         self.on_error = on_error
         self.recorded = 0

@@ -16,7 +16,7 @@ import json
 import secrets
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.features.mcp_server.adapters import client_name, mcp_result, mcp_tools
@@ -26,8 +26,15 @@ from jupyter_agent.features.mcp_server.endpoint import HttpEndpoint, bind, url_o
 from jupyter_agent.features.mcp_server.record import CallRecorder
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel import Server
+
+    from jupyter_agent.features.feature import TurnSession
     from jupyter_agent.loop import AgentTool
-    from jupyter_agent.runtime.permissions import PermissionMode
+    from jupyter_agent.runtime.events import RunEvent
+    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision, PermissionMode
     from jupyter_agent.runtime.privacy import PrivacyGate
 
 SERVER_NAME = "jupyter-agent"
@@ -38,6 +45,16 @@ INSTRUCTIONS = (
     "Variables you define persist and the user sees them."
 )
 TOKEN_BYTES = 24  # 192 bits, URL-safe: 32 characters
+
+
+class ServeRenderer(Protocol):
+    """What the server uses of the serve cell's renderer (``notebook.renderer.Renderer``)."""
+
+    def handle(self, event: RunEvent) -> None: ...
+    async def ask(self, request: ApprovalRequest) -> Decision: ...
+    def set_state(self, state: str, detail: str = "") -> None: ...
+    def show_error(self, text: str) -> None: ...
+    def finish(self) -> None: ...
 
 
 class AlreadyServingError(RuntimeError, JupyterAgentError):
@@ -63,9 +80,9 @@ class McpServe:
     """What is served (``tools``), to whom (``token``), shown where (``renderer``), recorded where (``session``)."""
 
     tools: Sequence[AgentTool]
-    session: Any  # AgentSession: its store records the calls
-    renderer: Any  # the serve cell's Renderer
-    shell: Any
+    session: TurnSession  # its store records the calls
+    renderer: ServeRenderer  # the serve cell's
+    shell: object  # the kernel's IPython shell: its cell events (``CellTurns``)
     settings: ServeSettings = field(default_factory=ServeSettings)
     after_call: Callable[[], None] = lambda: None
     run_code: CodeRunner | None = None  # how a python call's code runs (the notebook routes ■ into it)
@@ -193,7 +210,7 @@ class McpServe:
         if self._endpoint is not None:
             self._endpoint.close()
 
-    def _mcp_server(self) -> Any:
+    def _mcp_server(self) -> Server:
         import mcp_types
         from mcp.server.lowlevel import Server
 
@@ -204,10 +221,12 @@ class McpServe:
 
         gate = self.privacy or PrivacyGate("full")
 
-        async def list_tools(ctx: Any, params: Any) -> mcp_types.ListToolsResult:
+        async def list_tools(
+            ctx: ServerRequestContext, params: mcp_types.PaginatedRequestParams | None
+        ) -> mcp_types.ListToolsResult:
             return mcp_types.ListToolsResult(tools=listing)
 
-        async def call_tool(ctx: Any, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
+        async def call_tool(ctx: ServerRequestContext, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
             session = ctx.session
 
             async def progress(count: float, message: str) -> None:
@@ -238,7 +257,7 @@ def stop_serving() -> McpServe | None:
     return server
 
 
-def _registered(session_path: Any, url: str) -> bool:
+def _registered(session_path: Path, url: str) -> bool:
     """Whether a server of this notebook was given to clients before (the marker beside its
     session), recording that one is now; a marker that cannot be written only costs the hint."""
     from pathlib import Path

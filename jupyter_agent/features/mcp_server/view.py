@@ -24,7 +24,7 @@ import argparse
 import asyncio
 import json
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Callable, Coroutine
 
 from IPython.core.error import UsageError
 
@@ -38,8 +38,15 @@ from jupyter_agent.notebook.toolset import UnknownToolError, build_tools, data_p
 from jupyter_agent.notebook.views import FeatureViews
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from jupyter_agent.features.mcp_server import McpServe
     from jupyter_agent.features.settings import TurnSettings
+    from jupyter_agent.loop import AgentTool
+    from jupyter_agent.loop.types import ToolReturn
     from jupyter_agent.notebook.magics import AgentMagics
+    from jupyter_agent.notebook.renderer import Renderer
+    from jupyter_agent.notebook.session_manager import AgentSession
 
 TOKEN_VARIABLE = "JUPYTER_KERNEL_MCP_TOKEN"  # where Codex reads the bearer token from
 MASKED_TOKEN = "<token: in the live panel below>"  # what every saved or static output shows instead
@@ -64,7 +71,7 @@ def mcp_json_entry(url: str, token: str) -> str:
     return json.dumps(entry, indent=2)
 
 
-def serving_report(server: Any, tool_names: list[str], session: str, *, reveal: bool = False) -> Report:
+def serving_report(server: McpServe, tool_names: list[str], session: str, *, reveal: bool = False) -> Report:
     """What the serve cell says; the token masked unless ``reveal`` (the terminal, which saves nothing)."""
     url, mode = server.url, server.settings.permissions
     token = server.token if reveal else MASKED_TOKEN
@@ -103,7 +110,7 @@ def serving_report(server: Any, tool_names: list[str], session: str, *, reveal: 
     return Report(markdown, text)
 
 
-def token_html(server: Any) -> str:
+def token_html(server: McpServe) -> str:
     """The live panel's part: the token and the ready-to-paste commands, each with a copy button."""
     from html import escape
 
@@ -124,7 +131,7 @@ def token_html(server: Any) -> str:
     return f'<div class="ja-serve-token">{rows}<i>Shown only here, while the server runs: never saved in the notebook.</i></div>'
 
 
-def stopped_report(server: Any) -> Report:
+def stopped_report(server: McpServe) -> Report:
     calls = server.calls.calls if server.calls is not None else 0
     refused = server.refused
     wrong = f" {refused} refused request{'s' if refused != 1 else ''}: wrong token." if refused else ""
@@ -153,7 +160,7 @@ NO_LOOP = (
 )
 
 
-def serve_command(magics: Any, args: Any, usage: str) -> Report | None:
+def serve_command(magics: AgentMagics, args: argparse.Namespace, usage: str) -> Report | None:
     from jupyter_agent.features.mcp_server import serving
 
     if args.action == "stop":
@@ -168,7 +175,7 @@ def serve_command(magics: Any, args: Any, usage: str) -> Report | None:
     return None
 
 
-def serve_options(magics: Any, args: Any) -> tuple[TurnSettings, tuple[str, ...], Any]:
+def serve_options(magics: AgentMagics, args: argparse.Namespace) -> tuple[TurnSettings, tuple[str, ...], AgentSession]:
     """(settings, tool names, session) of ``%agent serve``, within the site policy."""
     from jupyter_agent.notebook.site_limits import load_site_policy
     from jupyter_agent.session import SessionLockedError
@@ -185,7 +192,7 @@ def serve_options(magics: Any, args: Any) -> tuple[TurnSettings, tuple[str, ...]
     return settings, names, session
 
 
-def _start(magics: Any, args: Any) -> None:
+def _start(magics: AgentMagics, args: argparse.Namespace) -> None:
     from IPython.display import display
 
     from jupyter_agent.features.mcp_server import AlreadyServingError, McpServe, PortUnavailableError, ServeSettings
@@ -197,6 +204,7 @@ def _start(magics: Any, args: Any) -> None:
     settings, names, session = serve_options(magics, args)
     data = data_policy(settings.data_policy, settings.sample_rows, settings.data_ceiling)
     shell = magics.shell
+    assert shell is not None  # a magic only runs inside a shell
     steps = _Steps(session)
     mode = frontend.frontend_mode(shell)
     renderer = frontend.make_renderer(mode, model_label="MCP server", session=session.name, context_window=None, demo=False)
@@ -235,7 +243,7 @@ def _start(magics: Any, args: Any) -> None:
     frontend.show(renderer)
 
 
-async def _interruptible(work: Any) -> Any:
+async def _interruptible(work: Callable[[], Coroutine[object, object, ToolReturn]]) -> ToolReturn:
     """A python call's code, reached by the kernel's Interrupt (■) as a turn's code is.
 
     ipykernel ignores SIGINT while no cell executes, which is when external calls run; guarded,
@@ -251,7 +259,7 @@ async def _interruptible(work: Any) -> Any:
 class _Steps:
     """Each external call is one step of the session: ``%agent undo`` reverts its file changes."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: AgentSession) -> None:
         self._snapshots = session.snapshots
         known = [step.step for step in self._snapshots.steps()] if self._snapshots is not None else []
         self._step = max(known, default=0) + 1
@@ -266,8 +274,14 @@ class _Steps:
 
 
 def _served(
-    tools: list[Any], shell: Any, session: Any, names: tuple[str, ...], config: TurnSettings, renderer: Any, step: Any
-) -> list[Any]:
+    tools: list[AgentTool],
+    shell: InteractiveShell,
+    session: AgentSession,
+    names: tuple[str, ...],
+    config: TurnSettings,
+    renderer: Renderer,
+    step: Callable[[], int],
+) -> list[AgentTool]:
     """The toolset's tools with what the serving features add (the notebook tools, the watch of
     python calls), opened as for a turn with the serve's settings."""
     from jupyter_agent.features.registry import FEATURES

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence, TypedDict
 
 from jupyter_agent.features.memory.store import MemoryChange, MemoryRefused, MemoryStore
 from jupyter_agent.loop import AbortController, AbortSignal
-from jupyter_agent.messages import Message, Usage, UserMessage
+from jupyter_agent.messages import JsonValue, Message, Usage, UserMessage
 from jupyter_agent.model import Context, Model, StreamFn, StreamOptions
 from jupyter_agent.runtime.summarize import complete_request, render_transcript
 
@@ -49,14 +49,22 @@ def extraction_prompt(turn: Sequence[Message], store: MemoryStore) -> str:
     return f"{EXTRACTION_INSTRUCTIONS}\n\n<memory-index>\n{index}\n</memory-index>\n\n<turn>\n{transcript}\n</turn>"
 
 
-def parse_memories(text: str) -> list[dict[str, Any]]:
+class MemoryProposal(TypedDict):
+    """A fact the extraction proposes to save."""
+
+    name: str
+    content: str
+    summary: str | None
+
+
+def parse_memories(text: str) -> list[MemoryProposal]:
     """The proposed facts in an answer; ``[]`` for anything that is not one."""
     data = _first_json(text or "")
     if isinstance(data, dict):
         data = data.get("memories")
     if not isinstance(data, list):
         return []
-    proposals = []
+    proposals: list[MemoryProposal] = []
     for item in data:
         if not isinstance(item, dict):
             continue
@@ -67,7 +75,7 @@ def parse_memories(text: str) -> list[dict[str, Any]]:
     return proposals[:MAX_CHANGES_PER_TURN]
 
 
-def _first_json(text: str) -> Any:
+def _first_json(text: str) -> JsonValue:
     """The first JSON object or array in ``text`` (code fences and prose around it are skipped)."""
     decoder = json.JSONDecoder()
     for start, char in enumerate(text):
@@ -89,7 +97,7 @@ async def extract_memories(
     *,
     stream_options: StreamOptions | None = None,
     signal: AbortSignal | None = None,
-    on_usage: Callable[[Usage], Any] | None = None,
+    on_usage: Callable[[Usage], object] | None = None,
 ) -> list[MemoryChange]:
     """Asks the model once, applies what it proposes and returns the changes (each undoable).
 
@@ -121,7 +129,7 @@ async def extract_memories(
     return _apply(parse_memories(message.text), store)
 
 
-def _apply(proposals: list[dict[str, Any]], store: MemoryStore) -> list[MemoryChange]:
+def _apply(proposals: list[MemoryProposal], store: MemoryStore) -> list[MemoryChange]:
     changes = []
     for proposal in proposals:
         current = store.read(proposal["name"])

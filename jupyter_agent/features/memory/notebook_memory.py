@@ -16,15 +16,15 @@ When off, nothing touches the disk: no folder, no index, no extraction request.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from jupyter_agent.features.memory.extraction import extract_memories
 from jupyter_agent.features.memory.prompt import memory_step_section
 from jupyter_agent.features.memory.store import MemoryChange, MemoryStore
 from jupyter_agent.features.memory.tool import memory_tool
-from jupyter_agent.loop import AgentTool
-from jupyter_agent.messages import Message
-from jupyter_agent.model import Model, StreamFn
+from jupyter_agent.loop import AbortSignal, AgentTool
+from jupyter_agent.messages import Message, Usage
+from jupyter_agent.model import Model, StreamFn, StreamOptions
 
 
 class NotebookMemory:
@@ -40,11 +40,18 @@ class NotebookMemory:
     def step_section(self) -> str:
         return memory_step_section(self.store) if self.enabled else ""
 
-    def tools(self, on_change: Callable[[MemoryChange], Any] | None = None) -> list[AgentTool]:
+    def tools(self, on_change: Callable[[MemoryChange], object] | None = None) -> list[AgentTool]:
         return [memory_tool(self.store, on_change)] if self.enabled else []
 
     async def after_turn(
-        self, stream_fn: StreamFn, model: Model, turn_messages: Sequence[Message], **options: Any
+        self,
+        stream_fn: StreamFn,
+        model: Model,
+        turn_messages: Sequence[Message],
+        *,
+        stream_options: StreamOptions | None = None,
+        signal: AbortSignal | None = None,
+        on_usage: Callable[[Usage], object] | None = None,
     ) -> list[MemoryChange]:
         """The turn's durable facts, saved; ``[]`` without a request when memory is off.
 
@@ -52,7 +59,9 @@ class NotebookMemory:
         """
         if not self.enabled:
             return []
-        return await extract_memories(stream_fn, model, turn_messages, self.store, **options)
+        return await extract_memories(
+            stream_fn, model, turn_messages, self.store, stream_options=stream_options, signal=signal, on_usage=on_usage
+        )
 
 
 __all__ = ["NotebookMemory"]

@@ -129,8 +129,10 @@ class MemoryStore:
         self._redactor = redactor or Redactor()
 
     @classmethod
-    def for_notebook(cls, notebook_path: str | Path, **options) -> "MemoryStore":
-        return cls(memory_folder(notebook_path), **options)
+    def for_notebook(
+        cls, notebook_path: str | Path, *, clock: Callable[[], str] = _now, redactor: Redactor | None = None
+    ) -> "MemoryStore":
+        return cls(memory_folder(notebook_path), clock=clock, redactor=redactor)
 
     @property
     def index_path(self) -> Path:

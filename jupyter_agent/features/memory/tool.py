@@ -7,12 +7,12 @@ change is reported to ``on_change`` (a ``MemoryChange`` with ``undo()``), so the
 
 from __future__ import annotations
 
-from typing import Any, Callable, Literal
+from typing import Callable, Literal
 
 from pydantic import BaseModel, Field
 
 from jupyter_agent.features.memory.store import MemoryChange, MemoryRefused, MemoryStore
-from jupyter_agent.loop import AgentTool, ToolOutput
+from jupyter_agent.loop import AbortSignal, AgentTool, ToolOutput
 from jupyter_agent.tools.errors import ToolError
 
 DESCRIPTION = (
@@ -31,8 +31,8 @@ class MemoryArgs(BaseModel):
     summary: str | None = Field(default=None, description="write: one line for the index (default: the first line).")
 
 
-def memory_tool(store: MemoryStore, on_change: Callable[[MemoryChange], Any] | None = None) -> AgentTool:
-    async def execute(args: MemoryArgs, signal) -> ToolOutput | str:
+def memory_tool(store: MemoryStore, on_change: Callable[[MemoryChange], object] | None = None) -> AgentTool:
+    async def execute(args: MemoryArgs, signal: AbortSignal) -> ToolOutput | str:
         if args.action == "list":
             return _listing(store)
         if not args.name or not args.name.strip():

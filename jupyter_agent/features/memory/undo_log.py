@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from jupyter_agent.features.memory.store import MemoryChange, MemoryStore
 
@@ -25,7 +24,7 @@ class MemoryUndoLog:
     def path(self) -> Path:
         return self.store.folder / LOG_NAME
 
-    def record(self, *changes: Any) -> None:
+    def record(self, *changes: MemoryChange) -> None:
         if not changes:
             return
         self.store.folder.mkdir(parents=True, exist_ok=True)

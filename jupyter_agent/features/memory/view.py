@@ -13,12 +13,12 @@ whether or not memory is turned on for turns (the notes stay until deleted).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 
 from jupyter_agent.features.memory.feature import MemorySavedEvent
-from jupyter_agent.features.memory.store import MEMORY_FOLDER, MemoryStore
+from jupyter_agent.features.memory.store import MEMORY_FOLDER, MemoryChange, MemoryStore
 from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
 from jupyter_agent.notebook.report import Report
@@ -37,14 +37,14 @@ UNDONE = "undone"
 NOT_UNDONE = "not undone: the note changed again since"
 
 
-def change_html(change: Any) -> str:
+def change_html(change: MemoryChange) -> str:
     verb = {"created": "saved", "updated": "updated", "deleted": "deleted"}.get(change.kind, change.kind)
     summary = f" — {escape(change.summary)}" if change.kind != "deleted" else ""
     return f"<b>Memory</b> {verb} <code>{escape(change.name)}</code>{summary}"
 
 
 class MemoryRow:
-    def __init__(self, change: Any, shared: Shared) -> None:
+    def __init__(self, change: MemoryChange, shared: Shared) -> None:
         self.change = change
         self.label = shared.html(change_html(change), "ja-memory-text")
         self.button = shared.button("Undo", icon="undo", tooltip=f"Undo this memory change ({change.name})")
@@ -71,7 +71,7 @@ class MemoryView:
         self.rows: list[MemoryRow] = []
         self.widget = self._shared.vbox([], "ja-memory", HIDDEN)
 
-    def add(self, *changes: Any) -> None:
+    def add(self, *changes: MemoryChange) -> None:
         rows = [MemoryRow(change, self._shared) for change in changes]
         if not rows:
             return

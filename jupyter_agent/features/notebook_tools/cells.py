@@ -13,8 +13,9 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Sequence
 
+from jupyter_agent.features.frontend import CellJson, CellOutput
 from jupyter_agent.loop import ToolOutput
 from jupyter_agent.messages import ImageContent, TextContent
 from jupyter_agent.runtime.privacy import count_label, sample_text
@@ -41,7 +42,7 @@ class CellText:
     withheld: int = 0  # characters of output (and images) left out
 
 
-def text_of(value: Any) -> str:
+def text_of(value: object) -> str:
     """nbformat stores multi-line strings as lists of lines."""
     return "".join(value) if isinstance(value, list) else str(value or "")
 
@@ -58,11 +59,11 @@ class Cell:
     cell_type: str
     source: str
     execution_count: int | None = None
-    outputs: list[dict[str, Any]] = field(default_factory=list)
+    outputs: list[CellOutput] = field(default_factory=list)
     note: str = ""  # e.g. "run since the last save (kernel history)"
 
     @classmethod
-    def from_json(cls, index: int, data: dict[str, Any], note: str = "") -> "Cell":
+    def from_json(cls, index: int, data: CellJson, note: str = "") -> "Cell":
         return cls(
             index=index,
             id=str(data.get("id") or f"index-{index}"),
@@ -117,7 +118,7 @@ class Cell:
         return CellText("\n".join(parts), images, withheld)
 
 
-def output_text(output: dict[str, Any]) -> str:
+def output_text(output: CellOutput) -> str:
     kind = output.get("output_type")
     if kind == "stream":
         return _plain(text_of(output.get("text", "")))
@@ -131,7 +132,7 @@ def output_text(output: dict[str, Any]) -> str:
     return ""
 
 
-def _output_for(output: dict[str, Any], text: str, policy: DataPolicy | None) -> tuple[str, int]:
+def _output_for(output: CellOutput, text: str, policy: DataPolicy | None) -> tuple[str, int]:
     """One output's text as ``policy`` allows, and the characters it withheld."""
     capped = _cap(text, FULL_OUTPUT_CHARS)
     if policy is None or policy.mode == "full":
@@ -144,7 +145,7 @@ def _output_for(output: dict[str, Any], text: str, policy: DataPolicy | None) ->
     return f"[{mimes}: {count_label(text)}; values withheld]", len(text)
 
 
-def error_structure(output: dict[str, Any]) -> str:
+def error_structure(output: CellOutput) -> str:
     """A saved error's type and the lines its traceback passed, without its message."""
     frames = []
     for line in output.get("traceback") or []:
@@ -159,7 +160,7 @@ def error_structure(output: dict[str, Any]) -> str:
     return traceback_structure(str(output.get("ename", "Error")), frames, len(str(output.get("evalue", ""))))
 
 
-def output_summary(output: dict[str, Any], policy: DataPolicy | None = None) -> str:
+def output_summary(output: CellOutput, policy: DataPolicy | None = None) -> str:
     kind = output.get("output_type")
     data = output.get("data") or {}
     if policy is not None and policy.mode == "schema":
@@ -216,7 +217,12 @@ def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
 
 
-def cells_output(model: list[Any], local: list[Any], cells: list[Cell], policy: DataPolicy) -> ToolOutput:
+def cells_output(
+    model: Sequence[TextContent | ImageContent],
+    local: Sequence[TextContent | ImageContent],
+    cells: list[Cell],
+    policy: DataPolicy,
+) -> ToolOutput:
     """``cells`` in full after ``model``/``local``: the model's copy under ``policy``, the user's whole."""
     model, local = list(model), list(local)
     withheld = 0

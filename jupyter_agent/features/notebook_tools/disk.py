@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from jupyter_agent.features.frontend import CellJson, CellOutput
 from jupyter_agent.features.notebook_tools.cells import Cell
 from jupyter_agent.features.notebook_tools.ipynb import notebook_cells
 
@@ -26,7 +27,7 @@ AGENT_CELL_PREFIXES = ("get_ipython().run_cell_magic('agent'", "%%agent", "await
 
 
 def read_disk_cells(
-    path: Path | None, user_ns: dict[str, Any] | None, typed: Sequence[str] = (), *, payloads: bool = False
+    path: Path | None, user_ns: dict[str, object] | None, typed: Sequence[str] = (), *, payloads: bool = False
 ) -> tuple[list[Cell], str]:
     """The cells and a label saying where they came from.
 
@@ -38,7 +39,7 @@ def read_disk_cells(
     cells = _cells_of(saved)
     history = _history_since_save(cells, user_ns or {}, typed)
     for n, source, output in history:
-        outputs = [{"output_type": "execute_result", "data": {"text/plain": output}}] if output else []
+        outputs: list[CellOutput] = [{"output_type": "execute_result", "data": {"text/plain": output}}] if output else []
         cells.append(
             Cell(
                 index=len(cells),
@@ -57,7 +58,7 @@ def read_disk_cells(
     return cells, DISK_SOURCE.format(merged=merged)
 
 
-def _cells_of(saved: list[dict[str, Any]]) -> list[Cell]:
+def _cells_of(saved: list[CellJson]) -> list[Cell]:
     """The cells of a read (remembered with it, as the read is: nobody changes a cell)."""
     known = _CELLS.get(id(saved))
     if known is None or known[0] is not saved:
@@ -68,7 +69,7 @@ def _cells_of(saved: list[dict[str, Any]]) -> list[Cell]:
 
 
 # The cells of the latest reads (each keeps its read alive, so its id is not reused meanwhile).
-_CELLS: dict[int, tuple[list[dict[str, Any]], list[Cell]]] = {}
+_CELLS: dict[int, tuple[list[CellJson], list[Cell]]] = {}
 _REMEMBERED = 4
 
 
@@ -90,7 +91,7 @@ def _history_since_save(cells: list[Cell], user_ns: dict[str, Any], typed: Seque
     return found
 
 
-def _repr(value: Any) -> str:
+def _repr(value: object) -> str:
     try:
         text = repr(value)
     except Exception as error:  # noqa: BLE001 - a broken __repr__ must not break the read

@@ -11,7 +11,8 @@ import difflib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+
+from jupyter_agent.features.frontend import CellJson, EditOperation
 
 
 @dataclass
@@ -20,10 +21,10 @@ class NotebookEdit:
     op: str
     cell_id: str
     index: int
-    before: dict[str, Any] | None
-    after: dict[str, Any] | None
+    before: CellJson | None
+    after: CellJson | None
 
-    def inverse(self) -> dict[str, Any]:
+    def inverse(self) -> EditOperation:
         """The frontend operation that puts the document back."""
         if self.op == "insert":
             return {"op": "delete", "cell_id": self.cell_id}

@@ -19,7 +19,10 @@ import json
 import mmap
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jupyter_agent.features.frontend import CellJson
 
 # A value in an output's ``data`` is left out of a read without payloads when it is longer than
 # this many bytes (a short one costs nothing to parse); its key stays, its value becomes "…".
@@ -41,10 +44,10 @@ _OMITTED = json.dumps(OMITTED).encode()
 
 # Reads without payloads, by path: (the file's size and modification time, its cells). A read with
 # payloads is not kept: it holds every image of the notebook.
-_READ: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
+_READ: dict[str, tuple[tuple[int, int], list[CellJson]]] = {}
 
 
-def notebook_cells(path: Path, *, payloads: bool = False) -> list[dict[str, Any]] | None:
+def notebook_cells(path: Path, *, payloads: bool = False) -> list[CellJson] | None:
     """The cells of the notebook at ``path`` (nbformat 4 dicts, shared with later reads: do not
     change them); ``None`` when it cannot be read as a notebook."""
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from jupyter_agent.features.frontend import is_cell
 from jupyter_agent.features.notebook_tools.cells import Cell
 from jupyter_agent.tools.errors import ToolError
 from jupyter_agent.tools.regular_file import read_regular
@@ -41,5 +42,5 @@ def read_other_notebook(workspace: Path | None, path: str) -> tuple[list[Cell], 
     raw = data.get("cells") if isinstance(data, dict) else None
     if not isinstance(raw, list):
         raise ToolError(f"{shown} has no cells list: it is not an nbformat 4 notebook")
-    cells = [Cell.from_json(index, cell) for index, cell in enumerate(c for c in raw if isinstance(c, dict))]
+    cells = [Cell.from_json(index, cell) for index, cell in enumerate(c for c in raw if is_cell(c))]
     return cells, OTHER_SOURCE.format(name=shown)

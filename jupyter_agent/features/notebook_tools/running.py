@@ -21,7 +21,7 @@ import dataclasses
 import inspect
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from pydantic import BaseModel, Field
 
@@ -31,8 +31,8 @@ from jupyter_agent.features.notebook_tools.disk import HISTORY_NOTE
 from jupyter_agent.features.notebook_tools.stale import StaleCell, stale_cells
 from jupyter_agent.features.notebook_tools.state import run_preview
 from jupyter_agent.loop import AbortSignal, AgentTool, ToolOutput
-from jupyter_agent.loop.types import ApprovalNote, ApprovalPreview
-from jupyter_agent.messages import TextContent
+from jupyter_agent.loop.types import ApprovalNote, ApprovalPreview, ToolReturn
+from jupyter_agent.messages import ImageContent, JsonObject, TextContent
 from jupyter_agent.runtime.privacy import PRIVACY_KEY
 from jupyter_agent.tools.errors import ToolError
 
@@ -113,7 +113,7 @@ def run_tool(context: NotebookContext) -> AgentTool:
             parts[-1] += f" (asks above AgentMagics.ask_slow_cells = {control.ask_slow_cells:g} s)"
         return ApprovalNote("; ".join(parts), ask_always=True) if parts else None
 
-    async def preview(args: dict[str, Any]) -> ApprovalPreview | None:
+    async def preview(args: JsonObject) -> ApprovalPreview | None:
         try:
             cells, _ = await context.cells()
         except Exception:  # noqa: BLE001 - the notebook cannot answer: the cells as the agent read them
@@ -244,7 +244,7 @@ def tracking_stale_cells(python: AgentTool, context: NotebookContext) -> AgentTo
     """``python`` whose results, when the call changed variables, end with the cells now stale."""
     run_python = python.execute
 
-    async def execute(args: BaseModel, signal: AbortSignal) -> Any:
+    async def execute(args: BaseModel, signal: AbortSignal) -> ToolReturn:
         try:
             outcome = run_python(args, signal)
             result = await outcome if inspect.isawaitable(outcome) else outcome
@@ -262,7 +262,7 @@ def tracking_stale_cells(python: AgentTool, context: NotebookContext) -> AgentTo
     return dataclasses.replace(python, execute=execute)
 
 
-async def _stale_line(context: NotebookContext, details: Any) -> str:
+async def _stale_line(context: NotebookContext, details: object) -> str:
     """The cells a call's namespace changes made stale, kept for notebook_run and said in one line ("": none)."""
     changed = _changed_names(details)
     if not changed:
@@ -281,7 +281,7 @@ async def _stale_line(context: NotebookContext, details: Any) -> str:
     return f"Stale now ({how}): {stale_list(found)}"
 
 
-def _changed_names(details: Any) -> set[str]:
+def _changed_names(details: object) -> set[str]:
     changes = details.get("namespace") if isinstance(details, dict) else None
     if not isinstance(changes, list):
         return set()
@@ -290,7 +290,9 @@ def _changed_names(details: Any) -> set[str]:
 
 def _with_line(result: ToolOutput, line: str) -> ToolOutput:
     """The result with ``line`` after its text, in the model's copy and in the user's (when kept apart)."""
-    content: list[Any] = [result.content] if isinstance(result.content, str) else list(result.content or ())
+    content: list[str | TextContent | ImageContent] = (
+        [result.content] if isinstance(result.content, str) else list(result.content or ())
+    )
     details = result.details
     mark = details.get(PRIVACY_KEY) if isinstance(details, dict) else None
     if isinstance(mark, dict) and isinstance(mark.get("local"), list):

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
-from typing import Any
 
 from jupyter_agent.features.notebook_tools.cells import Cell, digest
 from jupyter_agent.features.notebook_tools.stale import StaleCell
 from jupyter_agent.loop import ApprovalPreview
+from jupyter_agent.messages import JsonObject
 
 # What the agents of this kernel last read of each cell (cell ids are unique in a notebook):
 # the approval bar shows an edit as a diff against it.
@@ -69,7 +69,7 @@ def place_of(cell_id: str) -> str:
     return _LAST_PLACE.get(cell_id) or f"cell {cell_id}"
 
 
-def run_preview(args: dict[str, Any], cells: Sequence[Cell] = (), stale: Sequence[StaleCell] = ()) -> ApprovalPreview | None:
+def run_preview(args: JsonObject, cells: Sequence[Cell] = (), stale: Sequence[StaleCell] = ()) -> ApprovalPreview | None:
     """What a ``notebook_run`` asks to approve: each cell it runs as the user finds it in ``cells``
     (the notebook now: its position, its prompt and the head of its source), else as the agent last
     read it; with ``stale: true``, the ``stale`` cells in the order they will run."""
@@ -108,7 +108,7 @@ def _cell_lines(cell_id: str, by_id: dict[str, Cell], most: int, why: str = "") 
     return lines
 
 
-def edit_diff(args: dict[str, Any]) -> str:
+def edit_diff(args: JsonObject) -> str:
     """A ``notebook_edit`` call as a unified diff of the cell's source (what the user approves)."""
     op = args.get("op")
     cell_id = str(args.get("cell_id") or "")
@@ -123,6 +123,6 @@ def edit_diff(args: dict[str, Any]) -> str:
     return "\n".join(lines) or f"{where}: no change"
 
 
-def edit_preview(args: dict[str, Any]) -> ApprovalPreview:
+def edit_preview(args: JsonObject) -> ApprovalPreview:
     """What a ``notebook_edit`` call asks to approve: its diff, which says all the edit does."""
     return ApprovalPreview(edit_diff(args), kind="diff", complete=True)

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Literal, Sequence
+from typing import Callable, Literal, Sequence
 
 import anyio.to_thread
 from pydantic import BaseModel, Field
 
-from jupyter_agent.features.frontend import NEEDS_EXTENSION, FrontendError, NotebookFrontend
+from jupyter_agent.features.frontend import NEEDS_EXTENSION, CellJson, EditOperation, FrontendError, NotebookFrontend
 from jupyter_agent.features.notebook_tools.cells import Cell, cells_output, outlines
 from jupyter_agent.features.notebook_tools.disk import read_disk_cells
 from jupyter_agent.features.notebook_tools.edit_log import NotebookEdit, NotebookEditLog
@@ -63,7 +63,7 @@ class NotebookContext:
 
     frontend: NotebookFrontend
     notebook_path: Callable[[], Path | None]
-    user_ns: dict[str, Any]
+    user_ns: dict[str, object]
     edit_log: NotebookEditLog | None = None
     # What the user typed for each kernel input (IPython's raw input history): cells read from the
     # kernel's history show it, not the code IPython made of a magic.
@@ -155,7 +155,7 @@ def _chosen(cells: list[Cell], args: ReadArgs) -> list[Cell] | None:
 
 
 def _edit_tool(context: NotebookContext) -> AgentTool:
-    async def execute(given: BaseModel, signal: AbortSignal) -> list[Any]:
+    async def execute(given: BaseModel, signal: AbortSignal) -> list[TextContent]:
         args = EditArgs.model_validate(given)
         frontend = context.frontend
         if not frontend.connected:
@@ -204,7 +204,7 @@ def _edit_tool(context: NotebookContext) -> AgentTool:
     )
 
 
-def _operation(args: EditArgs, cells: list[Cell], state: NotebookReadState) -> dict[str, Any]:
+def _operation(args: EditArgs, cells: list[Cell], state: NotebookReadState) -> EditOperation:
     if args.op == "insert":
         index = args.index
         if index is None and args.cell_id is not None:
@@ -224,13 +224,14 @@ def _operation(args: EditArgs, cells: list[Cell], state: NotebookReadState) -> d
     problem = state.problem(cell)
     if problem:
         raise ToolError(f"edit refused: {problem}")
-    operation: dict[str, Any] = {"op": args.op, "cell_id": cell.id}
+    operation: EditOperation = {"op": args.op, "cell_id": cell.id}
     if args.op == "replace":
-        operation.update(source=args.source, cell_type=args.cell_type)
+        operation["source"] = args.source
+        operation["cell_type"] = args.cell_type
     return operation
 
 
-def _cell_json(cell: Cell | None) -> dict[str, Any] | None:
+def _cell_json(cell: Cell | None) -> CellJson | None:
     if cell is None:
         return None
     return {"id": cell.id, "cell_type": cell.cell_type, "source": cell.source}

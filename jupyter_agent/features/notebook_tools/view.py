@@ -7,14 +7,18 @@ variables) answers. The diff lists the edits per step, each as a diff of its cel
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.features.notebook_tools.edit_log import NotebookEditLog, edits_sections
 from jupyter_agent.notebook.report import Report
 from jupyter_agent.notebook.views import FeatureViews
 
+if TYPE_CHECKING:
+    from jupyter_agent.notebook.magics import AgentMagics
+    from jupyter_agent.notebook.session_manager import AgentSession
 
-def notebook_undo_step(session: Any, step: int | None) -> int | None:
+
+def notebook_undo_step(session: AgentSession, step: int | None) -> int | None:
     """The step whose notebook edits ``%agent undo`` reverts: the given one, or the newest if no file change is newer."""
     edits = NotebookEditLog.for_session(session.path).edits()
     steps = {edit.step for edit in edits}
@@ -27,7 +31,7 @@ def notebook_undo_step(session: Any, step: int | None) -> int | None:
     return newest if not file_steps or newest >= max(file_steps) else None
 
 
-def undo_notebook_edits(magics: Any, session: Any, step: int) -> Report:
+def undo_notebook_edits(magics: AgentMagics, session: AgentSession, step: int) -> Report:
     from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
 
     frontend = CommNotebookFrontend(magics.shell)
@@ -40,12 +44,12 @@ def undo_notebook_edits(magics: Any, session: Any, step: int) -> Report:
     return Report(f"Reverting the notebook edits of step {step}:\n{lines}")
 
 
-def _undo(magics: Any, session: Any, step: int | None) -> Report | None:
+def _undo(magics: AgentMagics, session: AgentSession, step: int | None) -> Report | None:
     notebook_step = notebook_undo_step(session, step)
     return undo_notebook_edits(magics, session, notebook_step) if notebook_step is not None else None
 
 
-def _diff(session: Any) -> tuple[str, str]:
+def _diff(session: AgentSession) -> tuple[str, str]:
     return edits_sections(NotebookEditLog.for_session(session.path).edits())
 
 

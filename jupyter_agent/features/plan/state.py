@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import Callable, Literal, Sequence, TypedDict
 
 from jupyter_agent.errors import JupyterAgentError
+from jupyter_agent.messages import JsonObject
 
 Status = Literal["pending", "in_progress", "done"]
 STATUSES = ("pending", "in_progress", "done")
@@ -38,6 +39,14 @@ class PlanItem:
     status: Status = "pending"
 
 
+class PlanItemFields(TypedDict, total=False):
+    """An item as the plan tool gives it (``replace``) or a change to one (``update``)."""
+
+    id: str | None
+    text: str
+    status: Status
+
+
 def two_in_progress(first: PlanItem, second: PlanItem) -> str:
     return (
         f"Only one item can be in progress at a time: {first.id} ({first.text!r}) and {second.id} "
@@ -49,7 +58,7 @@ def two_in_progress(first: PlanItem, second: PlanItem) -> str:
 class PlanState:
     def __init__(self, items: list[PlanItem] | None = None) -> None:
         self._items: list[PlanItem] = []
-        self._listeners: list[Callable[["PlanState"], Any]] = []
+        self._listeners: list[Callable[["PlanState"], object]] = []
         if items:
             self._items = _checked(list(items))
 
@@ -64,12 +73,12 @@ class PlanState:
     def __bool__(self) -> bool:
         return bool(self._items)
 
-    def on_change(self, listener: Callable[["PlanState"], Any]) -> Callable[[], None]:
+    def on_change(self, listener: Callable[["PlanState"], object]) -> Callable[[], None]:
         """Calls ``listener(state)`` after every accepted change; returns how to stop listening."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
-    def replace(self, items: list[dict | PlanItem]) -> None:
+    def replace(self, items: Sequence[PlanItemFields | PlanItem]) -> None:
         """The whole checklist; items without an id are numbered by position."""
         built = []
         for position, item in enumerate(items, start=1):
@@ -80,7 +89,7 @@ class PlanState:
             built.append(item)
         self._commit(_checked(built))
 
-    def update(self, changes: list[dict]) -> None:
+    def update(self, changes: Sequence[PlanItemFields]) -> None:
         """Patches items by id (``{"id", "status"?, "text"?}``); all or nothing."""
         items = {item.id: item for item in self._items}
         for change in changes:
@@ -97,11 +106,11 @@ class PlanState:
     def clear(self) -> None:
         self._commit([])
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JsonObject:
         return {"items": [{"id": item.id, "text": item.text, "status": item.status} for item in self._items]}
 
     @classmethod
-    def from_json(cls, data: dict) -> "PlanState":
+    def from_json(cls, data: object) -> "PlanState":
         """Raises ``PlanError`` for a document that is not a valid plan."""
         if not isinstance(data, dict) or not isinstance(data.get("items"), list):
             raise PlanError("a plan document is an object with an 'items' list")

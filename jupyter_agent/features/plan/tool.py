@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, model_validator
 
-from jupyter_agent.features.plan.state import PlanError, PlanState, Status, render_plan_text
+from jupyter_agent.features.plan.state import PlanError, PlanItemFields, PlanState, Status, render_plan_text
 from jupyter_agent.loop import AbortSignal, AgentTool, ToolOutput
 from jupyter_agent.tools.errors import ToolError
 
@@ -43,13 +43,23 @@ class PlanArgs(BaseModel):
         return self
 
 
+def _change(update: PlanUpdateArgs) -> PlanItemFields:
+    """``update.model_dump(exclude_none=True)``, typed."""
+    change = PlanItemFields(id=update.id)
+    if update.status is not None:
+        change["status"] = update.status
+    if update.text is not None:
+        change["text"] = update.text
+    return change
+
+
 def plan_tool(state: PlanState) -> AgentTool:
     async def execute(args: PlanArgs, signal: AbortSignal) -> ToolOutput:
         try:
             if args.items is not None:
-                state.replace([item.model_dump() for item in args.items])
+                state.replace([PlanItemFields(id=item.id, text=item.text, status=item.status) for item in args.items])
             else:
-                state.update([update.model_dump(exclude_none=True) for update in args.updates or ()])
+                state.update([_change(update) for update in args.updates or ()])
         except PlanError as refused:
             raise ToolError(f"{refused}\n\n{render_plan_text(state)}") from None
         return ToolOutput(content=render_plan_text(state), details=state.to_json())

@@ -8,11 +8,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Sequence
 
 from jupyter_agent.features.plan.feature import PlanChangedEvent
 from jupyter_agent.features.plan.file import PlanFile
-from jupyter_agent.features.plan.state import plan_markdown, render_plan_text
+from jupyter_agent.features.plan.state import PlanItem, plan_markdown, render_plan_text
 from jupyter_agent.notebook.panel.inline import render_inline
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
 from jupyter_agent.notebook.report import Report
@@ -30,7 +30,7 @@ _MARKS = {"pending": "", "in_progress": "", "done": "✓"}
 _LABELS = {"pending": "to do", "in_progress": "in progress", "done": "done"}
 
 
-def plan_html(items: list[Any]) -> str:
+def plan_html(items: Sequence[PlanItem]) -> str:
     done = sum(item.status == "done" for item in items)
     rows = "".join(
         f'<li class="ja-plan-{item.status}" title="{_LABELS.get(item.status, item.status)}">'
@@ -49,7 +49,7 @@ class PlanView:
     def visible(self) -> bool:
         return HIDDEN not in self.widget._dom_classes
 
-    def show(self, plan: Any) -> None:
+    def show(self, plan: object) -> None:
         """``plan``: a ``PlanState`` (anything with ``items`` of id/text/status)."""
         items = list(getattr(plan, "items", ()))
         value = plan_html(items) if items else ""

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from jupyter_agent.notebook.comm.materialize import last_turn_cells, materialize_fallback
-from jupyter_agent.notebook.comm.protocol import CellSpec
+from jupyter_agent.notebook.comm.protocol import CellSpec, RunState
 from jupyter_agent.notebook.comm.sessions_view import read_history, session_file, session_summaries
 from jupyter_agent.notebook.comm.target import AgentCommHandler, AgentCommTarget
 
-_TARGETS: "weakref.WeakKeyDictionary[Any, AgentCommTarget]" = weakref.WeakKeyDictionary()
+_TARGETS: "weakref.WeakKeyDictionary[object, AgentCommTarget]" = weakref.WeakKeyDictionary()
 
 
 class DetachedTarget:
@@ -26,11 +26,11 @@ class DetachedTarget:
     connected = False
 
     @property
-    def runs(self) -> dict:
+    def runs(self) -> dict[str, RunState]:
         return {}
 
     @property
-    def last_cell(self) -> dict:
+    def last_cell(self) -> dict[str, str | None]:
         return {}
 
     def send_run_started(self, session: str, cell_id: str | None = None) -> None:
@@ -42,14 +42,14 @@ class DetachedTarget:
     def send_materialize(self, cells: Sequence[CellSpec], parent_cell_hint: str | None = None) -> bool:
         return False
 
-    def send_notebook_request(self, request: Any, to: Any = None) -> bool:
+    def send_notebook_request(self, request: object, to: object = None) -> bool:
         return False
 
-    def send_notice(self, message: Any) -> bool:
+    def send_notice(self, message: object) -> bool:
         return False
 
 
-def register_comm_target(shell: Any, handler: AgentCommHandler) -> AgentCommTarget | None:
+def register_comm_target(shell: object, handler: AgentCommHandler) -> AgentCommTarget | None:
     """Registers the extension's comm target on ``shell``'s kernel (again on ``%reload_ext``).
 
     None when the shell has no kernel or no comm manager (terminal IPython): nothing to talk to.
@@ -64,17 +64,17 @@ def register_comm_target(shell: Any, handler: AgentCommHandler) -> AgentCommTarg
     return target
 
 
-def unregister_comm_target(shell: Any) -> None:
+def unregister_comm_target(shell: object) -> None:
     target = _TARGETS.pop(shell, None)
     if target is not None:
         target.unregister()
 
 
-def target_for(shell: Any) -> AgentCommTarget | DetachedTarget:
+def target_for(shell: object) -> AgentCommTarget | DetachedTarget:
     return _TARGETS.get(shell) or DetachedTarget()
 
 
-def current_client(shell: Any) -> str | None:
+def current_client(shell: object) -> str | None:
     """The kernel client session (one per browser tab) that sent the message being handled.
 
     Call it in the magic itself, while the cell's execute_request is the kernel's parent message.
@@ -84,7 +84,7 @@ def current_client(shell: Any) -> str | None:
     return session if isinstance(session, str) and session else None
 
 
-def _parent(shell: Any) -> dict:
+def _parent(shell: object) -> dict[str, Any]:
     get_parent = getattr(getattr(shell, "kernel", None), "get_parent", None)
     if get_parent is None:
         return {}
@@ -95,7 +95,7 @@ def _parent(shell: Any) -> dict:
     return parent if isinstance(parent, dict) else {}
 
 
-def current_cell_id(shell: Any) -> str | None:
+def current_cell_id(shell: object) -> str | None:
     """The id of the cell being executed, as JupyterLab sends it (``metadata.cellId``).
 
     Call it in the magic itself, while the cell's execute_request is the kernel's parent message.
@@ -104,7 +104,7 @@ def current_cell_id(shell: Any) -> str | None:
     return cell_id if isinstance(cell_id, str) else None
 
 
-def materialize_last_turn(shell: Any, folder: Path | None, session: str | None = None) -> str:
+def materialize_last_turn(shell: object, folder: Path | None, session: str | None = None) -> str:
     """``%agent materialize [SESSION]``: the last turn's Python code as cells; returns what happened.
 
     With the extension connected, the code becomes one cell per step below the turn's agent cell;
@@ -128,7 +128,7 @@ def materialize_last_turn(shell: Any, folder: Path | None, session: str | None =
     raise LookupError("This frontend can take neither cells nor a next input; see %agent history.")
 
 
-def _comm_manager(shell: Any) -> Any:
+def _comm_manager(shell: object) -> object:
     kernel = getattr(shell, "kernel", None)
     if kernel is None:
         return None

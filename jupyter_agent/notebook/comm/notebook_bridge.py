@@ -10,9 +10,9 @@ still be offered as the next cell with ``set_next_input``.
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, cast
 
-from jupyter_agent.features.frontend import FrontendError
+from jupyter_agent.features.frontend import CellJson, CellReply, EditOperation, FrontendError, is_cell
 from jupyter_agent.notebook.comm import protocol as p
 from jupyter_agent.notebook.comm.hooks import current_client, target_for
 from jupyter_agent.notebook.comm.target import Addressee, AgentCommTarget, asking_frontend
@@ -29,17 +29,20 @@ class CommNotebookFrontend:
     def connected(self) -> bool:
         return bool(target_for(self.shell).connected)
 
-    async def read_cells(self) -> list[dict[str, Any]]:
+    # The extension's replies are nbformat-shaped by its contract (``protocol.NotebookReply``): the
+    # comm's JSON becomes the features' cell types here, where it enters.
+    async def read_cells(self) -> list[CellJson]:
         reply = await self._ask(p.NotebookRequest(request_id=_new_id(), action="read"), READ_TIMEOUT)
-        return list(reply.cells or [])
+        return [cell for cell in reply.cells or [] if is_cell(cell)]  # each one is: a pydantic dict
 
-    async def edit(self, operation: dict[str, Any]) -> dict[str, Any]:
-        reply = await self._ask(p.NotebookRequest(request_id=_new_id(), action="edit", operation=operation), READ_TIMEOUT)
-        return {"cell": reply.cell, "index": reply.index}
+    async def edit(self, operation: EditOperation) -> CellReply:
+        request = p.NotebookRequest(request_id=_new_id(), action="edit", operation=dict(operation))
+        reply = await self._ask(request, READ_TIMEOUT)
+        return cast(CellReply, {"cell": reply.cell, "index": reply.index})
 
-    async def run_cell(self, cell_id: str, timeout: float) -> dict[str, Any]:
+    async def run_cell(self, cell_id: str, timeout: float) -> CellReply:
         reply = await self._ask(p.NotebookRequest(request_id=_new_id(), action="run", cell_id=cell_id), timeout)
-        return {"cell": reply.cell, "index": reply.index}
+        return cast(CellReply, {"cell": reply.cell, "index": reply.index})
 
     def insert_fallback(self, source: str) -> bool:
         set_next_input = getattr(self.shell, "set_next_input", None)
@@ -48,9 +51,9 @@ class CommNotebookFrontend:
         set_next_input(source, replace=False)
         return True
 
-    def send_edit(self, operation: dict[str, Any]) -> bool:
+    def send_edit(self, operation: EditOperation) -> bool:
         """An edit without waiting for the answer (``%agent undo`` runs inside a cell)."""
-        request = p.NotebookRequest(request_id=_new_id(), action="edit", operation=operation)
+        request = p.NotebookRequest(request_id=_new_id(), action="edit", operation=dict(operation))
         return target_for(self.shell).send_notebook_request(request, self.addressee)
 
     async def _ask(self, request: p.NotebookRequest, timeout: float) -> p.NotebookReply:

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from jupyter_agent.messages import JsonObject
 from jupyter_agent.notebook.comm import panel_protocol as panel
 from jupyter_agent.notebook.comm.protocol import PROTOCOL_VERSION, TARGET_NAME, FrontendMessage, KernelMessage
 
@@ -30,7 +31,7 @@ _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _REFS = "#/$defs/{model}"
 
 # The panel's named shapes, in the order a reader meets them (tuples get no name from pydantic).
-_PANEL_TYPES: dict[str, Any] = {
+_PANEL_TYPES: dict[str, object] = {
     "CreateOp": panel.CreateOp,
     "SetOp": panel.SetOp,
     "SpliceOp": panel.SpliceOp,
@@ -45,7 +46,7 @@ _PANEL_TYPES: dict[str, Any] = {
 }
 
 
-def _merge(definitions: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+def _merge(definitions: JsonObject, schema: dict[str, Any]) -> JsonObject:
     """``schema`` without its ``$defs``, which join ``definitions`` (the same name must mean the same)."""
     for name, definition in schema.pop("$defs", {}).items():
         if definitions.setdefault(name, definition) != definition:
@@ -53,10 +54,10 @@ def _merge(definitions: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any
     return schema
 
 
-def protocol_schema() -> dict[str, Any]:
+def protocol_schema() -> JsonObject:
     """``FrontendMessage`` (what the kernel accepts) and ``KernelMessage`` (what it sends, every
     field present: the kernel serializes its defaults too)."""
-    definitions: dict[str, Any] = {}
+    definitions: JsonObject = {}
     frontend = _merge(definitions, TypeAdapter(FrontendMessage).json_schema(mode="validation", ref_template=_REFS))
     kernel = _merge(definitions, TypeAdapter(KernelMessage).json_schema(mode="serialization", ref_template=_REFS))
     definitions["FrontendMessage"] = frontend
@@ -71,14 +72,14 @@ def protocol_schema() -> dict[str, Any]:
     }
 
 
-def panel_schema() -> dict[str, Any]:
+def panel_schema() -> JsonObject:
     """The panel's operations (``Op``, ``OpBatch``), what the kernel sends (``PanelKernelMessage``)
     and what a page sends (``PanelPageMessage``)."""
-    definitions: dict[str, Any] = {}
+    definitions: JsonObject = {}
     for name, declared in _PANEL_TYPES.items():
         definitions[name] = _merge(definitions, TypeAdapter(declared).json_schema(ref_template=_REFS))
 
-    def one_of(*names: str) -> dict[str, Any]:
+    def one_of(*names: str) -> JsonObject:
         return {"oneOf": [{"$ref": f"#/$defs/{name}"} for name in names]}
 
     definitions["Op"] = one_of("CreateOp", "SetOp", "SpliceOp", "AppendOp", "RootOp")
@@ -93,7 +94,7 @@ def panel_schema() -> dict[str, Any]:
     }
 
 
-def schema_text(schema: dict[str, Any] | None = None) -> str:
+def schema_text(schema: JsonObject | None = None) -> str:
     """The checked-in form of a schema (the comm protocol's by default)."""
     return json.dumps(protocol_schema() if schema is None else schema, indent=2, sort_keys=False) + "\n"
 

@@ -25,7 +25,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence, TypeVarTuple
 
 from comm.base_comm import BaseComm
 
@@ -35,6 +35,7 @@ from jupyter_agent.notebook.comm.sessions_view import read_history, session_file
 from jupyter_agent.notebook.threads import call_on_loop
 
 log = logging.getLogger("jupyter_agent.comm")
+_Args = TypeVarTuple("_Args")
 # Messages the handler takes on any thread (its complete / cancel_completion are thread-safe).
 THREAD_SAFE = frozenset({"complete_request", "complete_cancel"})
 
@@ -101,14 +102,14 @@ class AgentCommTarget:
     def __init__(self, handler: AgentCommHandler, comm_manager: Any, loop: asyncio.AbstractEventLoop | None = None):
         self.handler = handler
         self.comm_manager = comm_manager
-        self.frontends: dict[str, Any] = {}  # comm id -> open comm
+        self.frontends: dict[str, BaseComm] = {}  # comm id -> open comm
         self.clients: dict[str, str | None] = {}  # comm id -> the kernel client session that opened it
         self.runs: dict[str, p.RunState] = {}  # session -> its running turn
         self.last_cell: dict[str, str | None] = {}  # session -> agent cell of its last finished turn
         self._loop = loop
         self._beacon: _Beacon | None = None
         # request id -> (the waiting notebook tool, the comm asked): only that comm's reply counts
-        self._notebook_replies: dict[str, tuple[asyncio.Future, str]] = {}
+        self._notebook_replies: dict[str, tuple[asyncio.Future[p.NotebookReply], str]] = {}
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -158,7 +159,7 @@ class AgentCommTarget:
         """Where the notebook requests of a turn starting now go (``client``: the cell's client session)."""
         return Addressee(asking_frontend.get(), client)
 
-    def frontend_for(self, to: Addressee | None = None) -> Any:
+    def frontend_for(self, to: Addressee | None = None) -> BaseComm | None:
         """The open comm ``to`` names (see ``Addressee``); None when no frontend is connected."""
         if not self.frontends:
             return None
@@ -200,7 +201,7 @@ class AgentCommTarget:
 
     # -- comm callbacks ------------------------------------------------------------------------
 
-    def _on_open(self, comm: Any, msg: dict) -> None:
+    def _on_open(self, comm: BaseComm, msg: dict[str, Any]) -> None:
         data = msg.get("content", {}).get("data", {})
         try:
             hello = p.parse_frontend_message(data)
@@ -217,7 +218,7 @@ class AgentCommTarget:
         self.frontends[comm.comm_id] = comm
         self.clients[comm.comm_id] = (msg.get("header") or {}).get("session")
 
-        def on_message(message: dict) -> None:  # on the thread the message arrived on (a subshell's)
+        def on_message(message: dict[str, Any]) -> None:  # on the thread the message arrived on (a subshell's)
             data = message.get("content", {}).get("data")
             if isinstance(data, dict):
                 log.debug("%s arrived %s", data.get("request_id"), data.get("type"))
@@ -228,7 +229,7 @@ class AgentCommTarget:
 
         comm.on_msg(on_message)
 
-        def on_close(message: dict) -> None:
+        def on_close(message: dict[str, Any]) -> None:
             self.frontends.pop(comm.comm_id, None)
             self.clients.pop(comm.comm_id, None)
 
@@ -236,14 +237,14 @@ class AgentCommTarget:
         log.debug("frontend %s connected (%s)", comm.comm_id, hello.client)
         call_on_loop(self._loop, self._welcome, comm)
 
-    def _welcome(self, comm: Any) -> None:
+    def _welcome(self, comm: BaseComm) -> None:
         comm.send(p.Welcome(package_version=_package_version(), runs=list(self.runs.values())).to_json())
 
-    def _refuse(self, comm: Any, reason: str) -> None:
+    def _refuse(self, comm: BaseComm, reason: str) -> None:
         comm.send(p.Reply(ok=False, message=reason).to_json())
         comm.close()
 
-    def handle(self, comm: Any, data: Any) -> None:
+    def handle(self, comm: BaseComm, data: object) -> None:
         """Answers one frontend message on ``comm``; every failure becomes a failed reply."""
         asking = asking_frontend.set(getattr(comm, "comm_id", None))
         try:
@@ -259,7 +260,7 @@ class AgentCommTarget:
         if answer is not None:
             comm.send(answer.to_json())
 
-    def _answer(self, message: Any, comm: Any) -> p.ProtocolMessage | None:
+    def _answer(self, message: p.FrontendMessage, comm: BaseComm) -> p.ProtocolMessage | None:
         if isinstance(message, p.Stop):
             return p.Reply(request_id=message.request_id, ok=True, message=self.handler.stop(message.session))
         if isinstance(message, p.Steer):
@@ -340,7 +341,7 @@ def _package_version() -> str:
         return "unknown"
 
 
-def _quietly(function: Callable[..., None], *args: Any) -> None:
+def _quietly(function: Callable[[*_Args], None], *args: *_Args) -> None:
     # A frontend that went away must not break the agent or the other frontends.
     try:
         function(*args)

@@ -19,7 +19,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'jupyter_agent.notebook.panel' has no attribute {name!r}")

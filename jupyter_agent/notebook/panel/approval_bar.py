@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.loop.types import ApprovalPreview
 from jupyter_agent.notebook.panel import formatting as fmt
@@ -25,7 +25,7 @@ from jupyter_agent.notebook.panel.visible import reveal
 from jupyter_agent.notebook.threads import call_on_loop
 
 if TYPE_CHECKING:
-    from jupyter_agent.runtime.permissions import Decision
+    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
 DECISIONS = ("once", "tool", "call", "deny")
 
@@ -47,14 +47,14 @@ class ApprovalBar:
         self.widget = shared.vbox([self._title, self._args, buttons], "ja-approval", HIDDEN)
         self._future: asyncio.Future[Decision] | None = None
         self._lock: asyncio.Lock | None = None
-        self.request: Any = None
+        self.request: ApprovalRequest | None = None
         self.changed: Callable[[], None] | None = None  # called once the bar was shown or hidden
 
     @property
     def visible(self) -> bool:
         return is_visible(self.widget)
 
-    async def ask(self, request: Any) -> Decision:
+    async def ask(self, request: ApprovalRequest) -> Decision:
         """Show the request and wait for a click: "once" | "tool" | "call" | "deny"."""
         if self._lock is None:
             self._lock = asyncio.Lock()
@@ -67,7 +67,7 @@ class ApprovalBar:
                 self._future = None
                 self._hide()
 
-    def _decider(self, decision: Decision) -> Callable[[Any], None]:
+    def _decider(self, decision: Decision) -> Callable[[object], None]:
         return lambda _button: self.decide(decision)
 
     def decide(self, decision: Decision) -> None:
@@ -78,7 +78,7 @@ class ApprovalBar:
         # A click handled on another thread must hand the result to the future's loop.
         call_on_loop(future.get_loop(), _resolve, future, decision)
 
-    def _show(self, request: Any) -> None:
+    def _show(self, request: ApprovalRequest) -> None:
         self.request = request
         name = str(fmt.field(request, "tool_name", "tool"))
         # The label is the tool's own ("add_note on MCP server demo") then the arguments' JSON,
@@ -109,7 +109,7 @@ def _resolve(future: asyncio.Future[Decision], decision: Decision) -> None:
 _DIFF_COLORS = {"+": "var(--jp-success-color1, #388e3c)", "-": "var(--jp-error-color1, #d32f2f)"}
 
 
-def call_html(request: Any) -> str:
+def call_html(request: ApprovalRequest) -> str:
     """The call as the bar shows it: the tool's own preview first (``ApprovalPreview``), then its
     arguments, whole; a preview that says all the call does folds the arguments away (one click)."""
     args = args_html(fmt.field(request, "args", {}), limit=None)

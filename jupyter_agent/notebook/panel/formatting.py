@@ -109,7 +109,7 @@ def args_summary(args: Any, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def to_json(value: Any) -> str:
+def to_json(value: object) -> str:
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
@@ -141,7 +141,7 @@ def elapsed(seconds: float) -> str:
     return f"{minutes} m {rest:02d} s"
 
 
-def error_text(error: Any) -> str:
+def error_text(error: object) -> str:
     """A readable line for an error event's payload (an exception, message or string)."""
     if isinstance(error, BaseException):
         return redact_secrets(f"{type(error).__name__}: {error}") if str(error) else type(error).__name__

@@ -7,7 +7,7 @@ a text box, boxes, foldable sections and images, all mirrored by the panel's sin
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Iterable
 
 from jupyter_agent.notebook.panel.nodes import HTML, Accordion, Button, Document, HBox, Image, Node, Textarea, VBox
 
@@ -21,16 +21,16 @@ class Shared:
     def html(self, value: str = "", *classes: str) -> HTML:
         return HTML(value, self.document, _dom_classes=classes)
 
-    def button(self, description: str, **traits: Any) -> Button:
+    def button(self, description: str, **traits: object) -> Button:
         return Button(description, self.document, **traits)
 
-    def textarea(self, **traits: Any) -> Textarea:
+    def textarea(self, **traits: object) -> Textarea:
         return Textarea(self.document, **traits)
 
-    def vbox(self, children: Any = (), *classes: str) -> VBox:
+    def vbox(self, children: Iterable[Node] = (), *classes: str) -> VBox:
         return VBox(tuple(children), self.document, _dom_classes=classes)
 
-    def hbox(self, children: Any = (), *classes: str) -> HBox:
+    def hbox(self, children: Iterable[Node] = (), *classes: str) -> HBox:
         return HBox(tuple(children), self.document, _dom_classes=classes)
 
     def accordion(self, child: Node, title: str, *classes: str, open: bool = False) -> Accordion:

@@ -67,11 +67,11 @@ class ToolCard:
 
     @property
     def title(self) -> str:
-        return self._accordion.titles[0]
+        return str(self._accordion.titles[0])
 
     @property
     def expanded(self) -> bool:
-        return self._accordion.selected_index == 0
+        return bool(self._accordion.selected_index == 0)
 
     @property
     def image_widgets(self) -> list[Image]:

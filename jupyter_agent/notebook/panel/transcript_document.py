@@ -21,10 +21,13 @@ import base64
 import html
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.markdown import safe_markdown, unclosed_fence
+
+if TYPE_CHECKING:
+    from jupyter_agent.messages import Message
 
 # Tool output in a saved notebook is for reading, not for scrolling through.
 STATIC_OUTPUT_CHARS = 4_000
@@ -228,7 +231,7 @@ def _text_bundle(blocks: list[str | Card | Thinking], summary: str, state: str) 
     }
 
 
-def messages_document(messages: Any, *, result_chars: int) -> TranscriptDocument:
+def messages_document(messages: Iterable[Message], *, result_chars: int) -> TranscriptDocument:
     """A session's messages as a document: headed prompts and answers, cards with their results."""
     from jupyter_agent.messages import (
         AssistantMessage,

@@ -17,7 +17,7 @@ travels, and when:
   sends what changed since the last one.
 * Operations are compressed with one deflate stream per front-end session (flushed, never
   finished), so streamed prose costs well under its own size; a front end without
-  ``DecompressionStream`` says so in its hello and gets plain JSON instead. Any hello restarts
+  ``DecompressionStream`` says so in its hello and gets plain JSON instead. Every hello restarts
   the stream for everyone (the snapshot is sent to all front ends: comm messages are broadcast).
 
 Events from the page (clicks, typed text, folding) arrive as ``["click", id]`` …: they are handled on
@@ -58,7 +58,7 @@ FRONT_END = (STATIC / "front_end.js").read_text(encoding="utf-8")
 # What every panel's deflate stream starts from, unsent: the operations of a typical turn (a fresh
 # panel's snapshot, streamed Markdown, a tool card, the finish), one line of JSON. The page gets it
 # once, with the front end, and inflates it before each stream, so a snapshot (~540 bytes
-# deflated alone) and a turn's first updates cost only what differs from it. Any text works (it
+# deflated alone) and a turn's first updates cost only what differs from it. The text may be anything (it
 # only shapes the compression): ``test_turn_widget`` checks it still pays.
 PRIMER = (STATIC / "primer.json").read_bytes()
 VERSION = hashlib.sha256(FRONT_END.encode() + stylesheet().encode() + PRIMER).hexdigest()[:12]
