@@ -115,6 +115,8 @@ def test_quickstart_cell_by_cell(notebook):
     wait_until_blocking(sampled_to_the_end, STEP_TIMEOUT / 1000, "the answer to finish", every=0.1)
     growth = sorted(set(lengths))
     assert len(growth) >= 4, f"the answer did not stream: {growth}"
+    # The live panel is "done" a moment before the static finish replaces it: read the saved form.
+    cell(page, 7).locator(".ja-static.ja-state-done").wait_for(timeout=STEP_TIMEOUT)
     final = panel_text(page, 7)
     assert "I received your message at the next step: focus on the north region" in final
     assert "python · " in final and " · done" in final  # the approved call ran
