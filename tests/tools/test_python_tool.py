@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from jupyter_agent import AbortController, RunCancelled
+from jupyter_agent.testing.recording_watch import RecordingWatch
 from jupyter_agent.tools import OutputCaps
 
 pytestmark = pytest.mark.anyio
@@ -184,21 +185,6 @@ async def test_output_goes_to_the_live_hook_as_it_is_printed(shell):
     result = await python.execute(python.parameters(code=code), AbortController().signal)
     assert result[0].text == "first\nsecond" and entered == [True]
     assert "".join(seen) == "first\nsecond\n"
-
-
-class RecordingWatch:
-    """A CodeWatch that says what it saw: the tool only carries its line and details."""
-
-    def __init__(self, line="Namespace: + a (int)"):
-        self.line = line
-        self.seen = []
-
-    def before(self, code):
-        self.seen.append(code)
-        return len(self.seen)
-
-    def after(self, token):
-        return self.line, [{"token": token}] if self.line else []
 
 
 async def test_a_watch_line_ends_the_result_and_its_details_ride_along(shell):

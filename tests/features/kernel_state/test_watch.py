@@ -6,6 +6,7 @@ import pytest
 
 from jupyter_agent.features.kernel_state.undo_store import NamespaceHistory
 from jupyter_agent.features.kernel_state.watch import NamespaceWatch, named_in
+from jupyter_agent.testing.recording_watch import RecordingWatch
 
 
 def run(watch, namespace, code):
@@ -107,21 +108,6 @@ def test_ipython_names_and_odd_keys_are_not_user_variables():
     namespace = {"_": 1, "__": 2, "_5": 3, "_i5": 4, "_oh": {}, "__name__": "m", "": 5, 7: "key", "_mine": 6}
     watch, _ = make(namespace, hidden={"In"})
     assert list(watch.state(set())) == ["", "_mine"]
-
-
-class RecordingWatch:
-    """A CodeWatch that says what it saw: ``watched`` only carries its line and details."""
-
-    def __init__(self, line="Namespace: + a (int)"):
-        self.line = line
-        self.seen = []
-
-    def before(self, code):
-        self.seen.append(code)
-        return len(self.seen)
-
-    def after(self, token):
-        return self.line, [{"token": token}] if self.line else []
 
 
 @pytest.fixture
