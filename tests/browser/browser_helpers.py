@@ -12,6 +12,7 @@ import subprocess
 from jupyter_agent.testing.waiting import wait_until_serving
 
 SERVER_START = 90  # a server answers in ~5 s here; a loaded CI machine is slower
+ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 def free_port() -> int:
@@ -36,6 +37,29 @@ def notebook_content(sources: list[str]) -> dict:
 
 def write_notebook(path: pathlib.Path, sources: list[str]) -> None:
     path.write_text(json.dumps(notebook_content(sources)))
+
+
+def save_screenshot(page, name: str, *, prefix: str) -> None:
+    """``test-artifacts/PREFIX-NAME.png``: what the page showed, for a reader of a failed run."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{prefix}-{name}.png"))
+
+
+def opened_notebook(page, url: str, name: str):
+    """The notebook ``name`` opened in JupyterLab at ``url`` (a fresh workspace), once its kernel is idle."""
+    page.goto(f"{url}/lab/tree/{name}?reset")
+    notebook = page.locator(".jp-NotebookPanel:visible")
+    notebook.locator(".jp-Cell").first.wait_for()
+    # The kernel is ready once the status bar says so; cells run before that are dropped.
+    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").first.wait_for()
+    return notebook
+
+
+def run_cells(page, notebook, count: int, start: str = ".jp-Cell .cm-content") -> None:
+    """Runs ``count`` cells from the first with Shift+Enter, after a click on ``start`` in the first cell."""
+    notebook.locator(start).first.click()
+    for _ in range(count):
+        page.keyboard.press("Shift+Enter")
 
 
 def write_lab_settings(folder: pathlib.Path) -> None:

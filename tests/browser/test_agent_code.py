@@ -6,18 +6,26 @@ one browser for the module, each test on its own notebook. Screenshots go to tes
 
 from __future__ import annotations
 
-import pathlib
+import functools
 import re
 import sys
 
 import pytest
-from browser_helpers import free_port, server_options, start_server, stop_server, write_lab_settings, write_notebook
+from browser_helpers import (
+    free_port,
+    opened_notebook,
+    save_screenshot,
+    server_options,
+    start_server,
+    stop_server,
+    write_lab_settings,
+    write_notebook,
+)
+from browser_helpers import run_cells as browser_run_cells
 
 from jupyter_agent.testing.waiting import wait_until_blocking
 
 pytestmark = pytest.mark.browser
-
-ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
 @pytest.fixture(scope="module")
@@ -35,23 +43,14 @@ def lab(tmp_path_factory, checkout_extension_args):
 def open_notebook(page, lab, name: str, sources: list[str]):
     url, root = lab
     write_notebook(root / name, sources)
-    page.goto(f"{url}/lab/tree/{name}?reset")
-    notebook = page.locator(".jp-NotebookPanel:visible")
-    notebook.locator(".jp-Cell").first.wait_for()
-    # The kernel is ready once the status bar says so; cells run before that are dropped.
-    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").first.wait_for()
-    return notebook
+    return opened_notebook(page, url, name)
 
 
 def run_cells(page, notebook, count: int) -> None:
-    notebook.locator(".jp-Cell .jp-InputPrompt").first.click()
-    for _ in range(count):
-        page.keyboard.press("Shift+Enter")
+    browser_run_cells(page, notebook, count, start=".jp-Cell .jp-InputPrompt")  # command mode: no edit of the first cell
 
 
-def screenshot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"agent-code-{name}.png"))
+screenshot = functools.partial(save_screenshot, prefix="agent-code")
 
 
 def agent_setup(name: str, steps: str, *config: str) -> str:

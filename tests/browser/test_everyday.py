@@ -6,17 +6,16 @@ test-artifacts/.
 
 from __future__ import annotations
 
+import functools
 import json
-import pathlib
 
 import pytest
-from browser_helpers import notebook_content
+from browser_helpers import notebook_content, opened_notebook, run_cells, save_screenshot
 
 from jupyter_agent.testing.fake_provider import FakeProvider, call, hanging, text, tool_calls
 
 pytestmark = pytest.mark.browser
 
-ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts"
 WAIT_MS = 60_000  # any single UI wait; the first completion also waits for litellm's import (~8 s)
 COLUMN = "revenue_q3"
 # The column's name is assembled at run time: no cell's source holds it, only the namespace does.
@@ -70,17 +69,7 @@ def put_notebook(page, lab, name: str, sources: list[str]) -> None:
 
 def open_notebook(page, lab, name: str, sources: list[str]):
     put_notebook(page, lab, name, sources)
-    page.goto(f"{lab}/lab/tree/{name}?reset")
-    notebook = page.locator(".jp-NotebookPanel:visible")
-    notebook.locator(".jp-Cell").first.wait_for()
-    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").first.wait_for()
-    return notebook
-
-
-def run_cells(page, notebook, count: int) -> None:
-    notebook.locator(".jp-Cell .cm-content").first.click()
-    for _ in range(count):
-        page.keyboard.press("Shift+Enter")
+    return opened_notebook(page, lab, name)
 
 
 def editor(notebook, index: int):
@@ -97,9 +86,7 @@ def source_of(page, index: int) -> str:
     )
 
 
-def screenshot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"everyday-{name}.png"))
+screenshot = functools.partial(save_screenshot, prefix="everyday")
 
 
 def column_responder(body):

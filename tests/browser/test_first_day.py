@@ -8,6 +8,7 @@ Screenshots go to test-artifacts/.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import pathlib
@@ -15,14 +16,21 @@ import shutil
 import sys
 
 import pytest
-from browser_helpers import free_port, server_options, start_server, stop_server, write_lab_settings, write_notebook
+from browser_helpers import (
+    free_port,
+    save_screenshot,
+    server_options,
+    start_server,
+    stop_server,
+    write_lab_settings,
+    write_notebook,
+)
 
 from jupyter_agent.testing.fake_provider import FakeProvider, call, text, tool_calls
 
 pytestmark = pytest.mark.browser
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
 WAIT_MS = 60_000  # any single UI wait: a turn of the demo model takes a few seconds
 SHIPPED = sorted(path.name for path in (ROOT / "notebooks").glob("*.ipynb"))
 
@@ -59,9 +67,7 @@ def servers(tmp_path_factory, checkout_extension_args):
         stop_server(lab)
 
 
-def screenshot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"first-day-{name}.png"))
+screenshot = functools.partial(save_screenshot, prefix="first-day")
 
 
 def open_in_lab(page, servers, name: str):

@@ -8,6 +8,7 @@ test-artifacts/first-hour-*.png.
 
 from __future__ import annotations
 
+import functools
 import http.cookiejar
 import json
 import os
@@ -16,13 +17,13 @@ import re
 import urllib.request
 
 import pytest
+from browser_helpers import save_screenshot
 
 from jupyter_agent.testing.waiting import assert_quiet_for_blocking
 
 pytestmark = pytest.mark.browser
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
 STEP_TIMEOUT = 60_000  # ms
 BUILD = ROOT / "jupyter_agent" / "labextension"  # this checkout's build of labextension/, if any
 EXTENSION = "jupyter-agent-labextension"
@@ -108,9 +109,7 @@ def run_cells(page, notebook, first: int, last: int) -> None:
         cell.locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]")).wait_for(timeout=STEP_TIMEOUT)
 
 
-def screenshot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"first-hour-{name}.png"))
+screenshot = functools.partial(save_screenshot, prefix="first-hour")
 
 
 def test_agent_help_alone_in_a_cell_prints_the_help(lab, browser_page):

@@ -7,21 +7,20 @@ the variables, runs one python snippet and answers.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import pathlib
 import shutil
 import subprocess
 import sys
 
 import pytest
-from browser_helpers import free_port, write_notebook
+from browser_helpers import free_port, opened_notebook, run_cells, save_screenshot, write_notebook
 
 from jupyter_agent.testing.waiting import wait_until_blocking, wait_until_serving
 
 pytestmark = pytest.mark.browser
 
-ARTIFACTS = pathlib.Path(__file__).resolve().parents[2] / "test-artifacts"
 SERVER_START = 90  # JupyterLab answers in ~5 s here; a loaded CI machine is slower
 WAIT_MS = 60_000  # any single UI wait: a turn of the demo model takes a few seconds
 EXTENSION = "jupyter-agent-labextension"
@@ -70,23 +69,10 @@ def lab(tmp_path_factory, checkout_extension_args, lab_server_command):
 def open_notebook(page, lab, name: str, sources: list[str]):
     url, root = lab
     write_notebook(root / name, sources)
-    page.goto(f"{url}/lab/tree/{name}?reset")
-    notebook = page.locator(".jp-NotebookPanel:visible")
-    notebook.locator(".jp-Cell").first.wait_for()
-    # The kernel is ready once the status bar says so; cells run before that are dropped.
-    page.locator(".jp-StatusBar-TextItem", has_text="| Idle").first.wait_for()
-    return notebook
+    return opened_notebook(page, url, name)
 
 
-def run_cells(page, notebook, count: int) -> None:
-    notebook.locator(".jp-Cell .cm-content").first.click()
-    for _ in range(count):
-        page.keyboard.press("Shift+Enter")
-
-
-def screenshot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"labextension-{name}.png"))
+screenshot = functools.partial(save_screenshot, prefix="labextension")
 
 
 def saved_cells(page, lab, name: str, count: int) -> list[dict]:
