@@ -11,7 +11,6 @@ before its earlier turn there; ``start_cell_turn`` then records the request and 
 from __future__ import annotations
 
 import itertools
-import json
 import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -86,15 +85,17 @@ def document_cells(cells: Sequence[Mapping[str, Any]]) -> list[DocumentCell]:
 
 
 def saved_document(notebook: Path | None) -> list[DocumentCell] | None:
-    """The cells of the saved notebook file, or None when there is none to read."""
+    """The cells of the saved notebook file, or None when there is none to read (or it holds none).
+
+    Read as the turn's outline reads it (``notebook_cells``: outputs skipped where they lie, the
+    result kept until the file changes): a big notebook is not parsed again at every turn.
+    """
     if notebook is None or not notebook.is_file():
         return None
-    try:
-        data = json.loads(notebook.read_text(encoding="utf-8") or "{}")
-    except (OSError, ValueError):
-        return None
-    cells = data.get("cells") if isinstance(data, dict) else None
-    return document_cells([cell for cell in cells if isinstance(cell, dict)]) if isinstance(cells, list) else None
+    from jupyter_agent.features.notebook_tools import notebook_cells
+
+    cells = notebook_cells(notebook)
+    return document_cells(cells) if cells else None
 
 
 async def read_document(shell: Any, notebook: Path | None) -> list[DocumentCell] | None:

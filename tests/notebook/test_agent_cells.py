@@ -53,3 +53,16 @@ def test_the_note_names_the_turns_cells_tokens_and_cost():
         "This turn continues session main: 2 earlier turns, ≈ 800 tokens. %%agent --new starts afresh."
     )
     assert continuation_note("main", [], None, 0, None) == "This turn starts session main."
+
+
+def test_the_saved_notebook_is_read_once_while_it_is_unchanged(tmp_path, monkeypatch):
+    # Every turn asks: a big notebook must not be parsed again each time (the outline's read is reused).
+    from jupyter_agent.features.notebook_tools import ipynb
+
+    reads = []
+    real = ipynb._read_without_payloads
+    monkeypatch.setattr(ipynb, "_read_without_payloads", lambda path: reads.append(path) or real(path))
+    path = tmp_path / "big.ipynb"
+    path.write_text(json.dumps({"cells": [{"id": "a", "cell_type": "code", "source": "%%agent\nPlot it"}]}))
+    assert saved_document(path) == saved_document(path) == [DocumentCell("a", prompt_digest("Plot it"))]
+    assert len(reads) == 1

@@ -13,6 +13,7 @@ from jupyter_agent.features.frontend import FrontendError, NotebookFrontend
 from jupyter_agent.features.notebook_tools.cells import Cell, outline
 from jupyter_agent.features.notebook_tools.disk import read_disk_cells
 from jupyter_agent.features.notebook_tools.edit_log import NotebookEdit, NotebookEditLog, edits_sections
+from jupyter_agent.features.notebook_tools.ipynb import notebook_cells
 from jupyter_agent.features.notebook_tools.other import read_other_notebook
 from jupyter_agent.features.notebook_tools.prompt import outline_section
 from jupyter_agent.features.notebook_tools.running import RunControl, tracking_stale_cells
@@ -32,6 +33,7 @@ __all__ = [
     "notebook_tools",
     "outline",
     "outline_section",
+    "notebook_cells",
     "read_disk_cells",
     "read_other_notebook",
     "RunControl",
