@@ -1,6 +1,6 @@
 """Layers are law: a module imports only its own layer and the layers before it.
 
-messages (and files) → model → loop → runtime → tools → session → features → notebook → testing;
+messages (and files, errors, long_lived, lazy_facade) → model → loop → runtime → tools → session → features → notebook → testing;
 sessions import nothing of the tools. The core
 never imports Jupyter or widget packages, and litellm is imported only in model/litellm* modules,
 lazily. A feature's ``view.py`` (``features/<name>/view.py``) draws the feature in the panel: it
@@ -22,6 +22,7 @@ LAYERS = {
     "files": 0,
     "errors": 0,
     "long_lived": 0,
+    "lazy_facade": 0,
     "model": 1,
     "loop": 2,
     "runtime": 3,
@@ -41,7 +42,7 @@ def layer_of(path: pathlib.Path) -> str | None:
     if is_view(relative.with_suffix("").parts):
         return "notebook"
     if len(relative.parts) == 1:
-        return relative.stem if relative.stem in LAYERS else None  # messages.py, files.py, long_lived.py
+        return relative.stem if relative.stem in LAYERS else None  # messages.py, files.py, long_lived.py, lazy_facade.py
     return first if first in LAYERS else None
 
 

@@ -14,9 +14,8 @@ import asyncio
 import uuid
 from typing import TYPE_CHECKING, Any, Awaitable
 
-from jupyter_agent.notebook.comm import protocol as p
-
 if TYPE_CHECKING:
+    from jupyter_agent.notebook.comm import protocol as p
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
 ALLOWED = "Allowed: the agent applies the edit."
@@ -33,6 +32,7 @@ class EditReviews:
     def review(self, request: ApprovalRequest) -> Awaitable[Decision] | None:
         """An awaitable decision when the cell can review ``request``; None when only the bar can."""
         from jupyter_agent.features.notebook_tools.state import last_read_source
+        from jupyter_agent.notebook.comm import protocol as p
         from jupyter_agent.notebook.comm import target_for
 
         args = request.args if isinstance(request.args, dict) else {}
@@ -58,6 +58,7 @@ class EditReviews:
         finally:
             self._pending.pop(review_id, None)
             if not future.done():  # decided elsewhere: the cell must not keep offering it
+                from jupyter_agent.notebook.comm import protocol as p
                 from jupyter_agent.notebook.comm import target_for
 
                 target_for(self.shell).send_notice(p.EditReviewDone(request_id=review_id))

@@ -1,8 +1,9 @@
 """``%load_ext jupyter_agent``: registers the magics, the cell transformer, and preloads litellm.
 
-Loading must stay fast (target ≤ 0.3 s): nothing heavy is imported here. litellm (~8 s) is
-imported in a background thread, and then the modules of a turn (``warm_up``), so both are usually
-ready by the time the first turn needs them.
+Loading must stay fast (target ≤ 0.1 s): it imports the magics, the site policy and the interrupt
+router, none of the models, the runtime or the session store (package facades are lazy:
+``jupyter_agent.lazy_facade``). litellm (~8 s) is imported in a background thread, and then the
+modules of a turn (``warm_up``), so both are usually ready by the time the first turn needs them.
 
 The cell transformer makes waiting cells *await* instead of blocking: a sync magic cannot wait
 for a task on the loop it runs on, but a cell with a top-level ``await`` runs as a coroutine on

@@ -12,11 +12,10 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from jupyter_agent.notebook import runner
-
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
 
+    from jupyter_agent.notebook import runner
     from jupyter_agent.notebook.cell_edit import CellEdits
     from jupyter_agent.notebook.comm import AgentCommTarget, DetachedTarget
     from jupyter_agent.notebook.comm import protocol as p
@@ -124,6 +123,8 @@ class LabBridge:
 
     def _running(self, session: str | None) -> list[runner.Turn]:
         chosen = [self.sessions.get(session)] if session else list(self.sessions.sessions.values())
+        from jupyter_agent.notebook import runner  # here: %load_ext imports none of a turn's modules
+
         turns = [turn for each in chosen for turn in runner.turns_of(each)]
         if not turns:
             raise LookupError(NOTHING_RUNNING)

@@ -17,21 +17,18 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from jupyter_agent.features.feature import ResolvedModel
-from jupyter_agent.notebook import agent_cells, frontend, runner
+from jupyter_agent.notebook import frontend
 from jupyter_agent.notebook.failed_turn import fail_cell, waits
 from jupyter_agent.notebook.lab_bridge import LabBridge
-from jupyter_agent.notebook.model_resolution import choose_model
 from jupyter_agent.notebook.session_manager import SessionManager, SessionNameError
-from jupyter_agent.notebook.site_limits import load_site_policy, site_model
-from jupyter_agent.notebook.system_prompt import notebook_system_prompt, turn_context
-from jupyter_agent.notebook.toolset import UnknownToolError, build_tools, data_policy, parse_tool_list, run_control
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets import TraitType
 
+    from jupyter_agent.features.feature import ResolvedModel
     from jupyter_agent.loop import AgentTool
+    from jupyter_agent.notebook import runner
     from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
     from jupyter_agent.notebook.config import AgentConfig
     from jupyter_agent.notebook.report import Report
@@ -119,6 +116,8 @@ class AgentMagics(Magics):
         args = self._parse(line)
         if args is None:
             return
+        from jupyter_agent.notebook import runner
+
         mode = frontend.frontend_mode(self.shell)
         turn = self._turn(args, cell, mode, mentions=mentions)
         if not frontend.blocks(mode, args.wait, waits(self.wait, self.raise_on_error)):
@@ -143,6 +142,8 @@ class AgentMagics(Magics):
         args = self._parse(line)
         if args is None:
             return
+        from jupyter_agent.notebook import runner
+
         mode = frontend.frontend_mode(self.shell)
         turn = self._turn(args, cell, mode)
         await runner.run_in_foreground(turn)
@@ -169,15 +170,21 @@ class AgentMagics(Magics):
         prompt = cell.strip()
         if not prompt:
             raise UsageError(NO_PROMPT)
-        from jupyter_agent.notebook.config import given_by
-
-        config = self.current_config()
-        # Imported here, in the cell's time, rather than in the turn's first step on the
-        # background loop, where it would stall the notebook for tens of milliseconds.
+        # Imported here, at the first turn, not by %load_ext (which must stay fast): warm_up
+        # imports them in the background meanwhile. In the cell's time rather than in the turn's
+        # first step on the background loop, where they would stall the notebook.
         import jupyter_agent.features.turn_features  # noqa: F401
         import jupyter_agent.notebook.views  # noqa: F401
-        import jupyter_agent.runtime  # noqa: F401
-        from jupyter_agent.session import SessionLockedError
+        import jupyter_agent.runtime.run  # noqa: F401
+        from jupyter_agent.notebook import agent_cells, runner
+        from jupyter_agent.notebook.config import given_by
+        from jupyter_agent.notebook.model_resolution import choose_model
+        from jupyter_agent.notebook.site_limits import load_site_policy, site_model
+        from jupyter_agent.notebook.system_prompt import notebook_system_prompt, turn_context
+        from jupyter_agent.notebook.toolset import UnknownToolError, build_tools, data_policy, run_control
+        from jupyter_agent.session.lock import SessionLockedError
+
+        config = self.current_config()
 
         try:
             policy = load_site_policy()  # the administrator's limits: user settings apply within them
@@ -286,12 +293,15 @@ class AgentMagics(Magics):
 
     async def wait_async(self, line: str = "") -> None:
         """What ``%agent wait`` awaits in a kernel (see ``extension.CellTransformer``)."""
+        from jupyter_agent.notebook import runner
         from jupyter_agent.notebook.subcommands import wait_session
 
         await runner.wait_idle(wait_session(self, line))
 
 
 def _tool_selection(args: argparse.Namespace) -> tuple[str, ...] | None:
+    from jupyter_agent.notebook.toolset import parse_tool_list
+
     return parse_tool_list(args.tools) if args.tools is not None else None
 
 

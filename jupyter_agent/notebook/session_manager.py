@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, Mapping
 
 from jupyter_agent.errors import UserFacingError
-from jupyter_agent.runtime.permissions import Trust
 
 if TYPE_CHECKING:
     from jupyter_agent.notebook.runner import Turn
-    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
+    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision, Trust
     from jupyter_agent.session import SessionStore, SnapshotStore
     from jupyter_agent.tools.read_tracker import ReadTracker
 
@@ -70,6 +69,13 @@ def notebook_path(user_ns: Mapping[str, object], env: Mapping[str, str] | None =
     return None
 
 
+def new_trust() -> Trust:
+    """An empty trust, imported when the first session opens (the runtime is not %load_ext's to import)."""
+    from jupyter_agent.runtime.permissions import Trust
+
+    return Trust()
+
+
 @dataclass
 class AgentSession:
     name: str
@@ -79,7 +85,7 @@ class AgentSession:
     store: SessionStore  # opened (and locked) on first use
     read_tracker: ReadTracker
     snapshots: SnapshotStore
-    trust: Trust = field(default_factory=Trust)  # "allow for this session", kept across turns
+    trust: Trust = field(default_factory=new_trust)  # "allow for this session", kept across turns
     model_name: str | None = None  # set by `%agent model NAME`
     turns: list[Turn] = field(default_factory=list)  # queued and running
     # Another place that may decide an approval (the lab extension's inline review of a notebook

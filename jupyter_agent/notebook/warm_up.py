@@ -23,17 +23,29 @@ from collections.abc import Callable
 from jupyter_agent.long_lived import long_lived_objects
 
 # What a turn imports beyond %load_ext (each pulls in its own modules): the live panel and the
-# static finish, the tools, the features with their views, the model's litellm stream.
+# static finish, the tools, the features with their views, the model's litellm stream. Modules,
+# not their packages: a package facade imports nothing until a name is asked for (lazy_facade).
 TURN_MODULES = (
-    "jupyter_agent.runtime",
+    "jupyter_agent.runtime.run",
+    "jupyter_agent.notebook.runner",  # the turn itself, its tools (toolset) and the features' registry
     "jupyter_agent.notebook.config",  # the turn's settings (AgentConfig.turn)
+    "jupyter_agent.notebook.model_resolution",
+    "jupyter_agent.notebook.site_limits",
+    "jupyter_agent.notebook.system_prompt",
+    "jupyter_agent.notebook.agent_cells",
+    "jupyter_agent.notebook.views",
+    "jupyter_agent.session.store",
+    "jupyter_agent.session.recorder",
+    "jupyter_agent.session.snapshots",
+    "jupyter_agent.session.context_files",
     "jupyter_agent.model.litellm_stream",
     "jupyter_agent.model.catalog",
     "jupyter_agent.tools.coding",
     "jupyter_agent.tools.kernel",
     "jupyter_agent.features.turn_features",
     "jupyter_agent.features.mcp",
-    "jupyter_agent.features.notebook_tools",
+    "jupyter_agent.features.notebook_tools.tools",
+    "jupyter_agent.features.notebook_tools.prompt",
     "jupyter_agent.features.kernel_state.watch",
     "jupyter_agent.notebook.panel.panel",
     "jupyter_agent.notebook.panel.finish",

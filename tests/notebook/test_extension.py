@@ -71,6 +71,33 @@ def test_loading_imports_nothing_heavy():
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+LOAD_IN_A_KERNEL_LOOP = """
+import asyncio, sys
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+async def load():
+    shell.run_line_magic("load_ext", "jupyter_agent")  # as in a kernel: what follows the cell waits for the loop
+    heavy = ("pydantic", "anyio", "jupyter_agent.messages", "jupyter_agent.notebook.runner", "jupyter_agent.runtime.run",
+             "jupyter_agent.session.store", "jupyter_agent.features.registry", "jupyter_agent.notebook.comm.protocol")
+    print(sorted(name for name in sys.modules if name.startswith(heavy)))
+asyncio.run(load())
+"""
+
+
+def test_loading_in_a_kernel_imports_none_of_a_turns_modules_nor_pydantic():
+    # %load_ext must take well under 0.1 s: the models, the runtime and the turn's modules are
+    # the warm-up's to import, in the background, after the cell.
+    done = subprocess.run(
+        [sys.executable, "-c", LOAD_IN_A_KERNEL_LOOP],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"JUPYTER_AGENT_MODEL": "", "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
 def test_a_bodiless_agent_cell_reaches_the_magic_even_without_autoawait():
     expected = ["get_ipython().find_cell_magic('agent')('--help', '')\n"]
     assert transformer("panel")(["%%agent --help"]) == expected

@@ -32,5 +32,6 @@ def test_the_first_turn_after_load_ext_imports_no_module_of_ours(tmp_path):
             loaded = h.evaluate("sorted(set(tiktoken.registry.ENCODINGS) - _encodings)")
         finally:
             h.shutdown()
-    assert [name for name in new if name.startswith("jupyter_agent")] == []
+    ours = [name for name in new if name.startswith("jupyter_agent")]
+    assert ours == [], ours
     assert loaded == "[]"

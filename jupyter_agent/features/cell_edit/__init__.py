@@ -9,7 +9,13 @@ proposal as an inline diff in the cell with Accept / Reject (``labextension/src/
 an accepted edit is recorded in the session's notebook edit log, so ``%agent undo`` reverts it.
 """
 
-from jupyter_agent.features.cell_edit.demo import demo_edit
-from jupyter_agent.features.cell_edit.prompt import MAX_STEPS, NO_SOURCE, SYSTEM_PROMPT, edit_prompt, proposed_source
+from typing import TYPE_CHECKING
+
+from jupyter_agent.lazy_facade import lazy_facade
+
+if TYPE_CHECKING:
+    from jupyter_agent.features.cell_edit.demo import demo_edit
+    from jupyter_agent.features.cell_edit.prompt import MAX_STEPS, NO_SOURCE, SYSTEM_PROMPT, edit_prompt, proposed_source
 
 __all__ = ["MAX_STEPS", "NO_SOURCE", "SYSTEM_PROMPT", "demo_edit", "edit_prompt", "proposed_source"]
+__getattr__, __dir__ = lazy_facade(__name__, __file__)

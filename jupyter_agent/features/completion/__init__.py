@@ -10,15 +10,20 @@ The notebook layer serves it over the lab extension's comm (``notebook/comm``); 
 side is an inline completion provider (``labextension/src/completion.ts``).
 """
 
-from jupyter_agent.features.completion.context import VariableFact, describe_for_completion, referenced_variables
-from jupyter_agent.features.completion.demo import demo_completion
-from jupyter_agent.features.completion.prompt import CompletionInput, completion_context, completion_text
-from jupyter_agent.features.completion.service import (
-    CompletionModel,
-    CompletionRequest,
-    CompletionService,
-    CompletionUpdate,
-)
+from typing import TYPE_CHECKING
+
+from jupyter_agent.lazy_facade import lazy_facade
+
+if TYPE_CHECKING:
+    from jupyter_agent.features.completion.context import VariableFact, describe_for_completion, referenced_variables
+    from jupyter_agent.features.completion.demo import demo_completion
+    from jupyter_agent.features.completion.prompt import CompletionInput, completion_context, completion_text
+    from jupyter_agent.features.completion.service import (
+        CompletionModel,
+        CompletionRequest,
+        CompletionService,
+        CompletionUpdate,
+    )
 
 __all__ = [
     "CompletionInput",
@@ -33,3 +38,4 @@ __all__ = [
     "describe_for_completion",
     "referenced_variables",
 ]
+__getattr__, __dir__ = lazy_facade(__name__, __file__)

@@ -7,11 +7,16 @@ values before and after), ``watch`` (the python tool's hook), ``replay`` (a reco
 again), ``view`` (``%agent diff``/``undo`` reports; notebook layer).
 """
 
-from jupyter_agent.features.kernel_state.copies import DEFAULT_LIMIT_MB
-from jupyter_agent.features.kernel_state.diff import NamespaceChange, changes_line, diff_states
-from jupyter_agent.features.kernel_state.fingerprints import Fingerprint, describe, fingerprint
-from jupyter_agent.features.kernel_state.undo_store import NamespaceHistory, NamespaceUndo, history_for
-from jupyter_agent.features.kernel_state.watch import NamespaceWatch, session_watch
+from typing import TYPE_CHECKING
+
+from jupyter_agent.lazy_facade import lazy_facade
+
+if TYPE_CHECKING:
+    from jupyter_agent.features.kernel_state.copies import DEFAULT_LIMIT_MB
+    from jupyter_agent.features.kernel_state.diff import NamespaceChange, changes_line, diff_states
+    from jupyter_agent.features.kernel_state.fingerprints import Fingerprint, describe, fingerprint
+    from jupyter_agent.features.kernel_state.undo_store import NamespaceHistory, NamespaceUndo, history_for
+    from jupyter_agent.features.kernel_state.watch import NamespaceWatch, session_watch
 
 __all__ = [
     "DEFAULT_LIMIT_MB",
@@ -27,3 +32,4 @@ __all__ = [
     "history_for",
     "session_watch",
 ]
+__getattr__, __dir__ = lazy_facade(__name__, __file__)

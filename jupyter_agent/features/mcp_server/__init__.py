@@ -5,9 +5,13 @@ event loop, behind a bearer token; every call goes through the permission gate, 
 in the serve cell's panel and is recorded in a session. ``serving()`` is the running server.
 """
 
-from __future__ import annotations
+from typing import TYPE_CHECKING
 
-from jupyter_agent.features.mcp_server.endpoint import PortUnavailableError
-from jupyter_agent.features.mcp_server.server import AlreadyServingError, McpServe, ServeSettings, serving, stop_serving
+from jupyter_agent.lazy_facade import lazy_facade
+
+if TYPE_CHECKING:
+    from jupyter_agent.features.mcp_server.endpoint import PortUnavailableError
+    from jupyter_agent.features.mcp_server.server import AlreadyServingError, McpServe, ServeSettings, serving, stop_serving
 
 __all__ = ["AlreadyServingError", "McpServe", "PortUnavailableError", "ServeSettings", "serving", "stop_serving"]
+__getattr__, __dir__ = lazy_facade(__name__, __file__)

@@ -9,16 +9,21 @@
 * prompt section: ``outline_section`` (a compact outline around the agent cell)
 """
 
-from jupyter_agent.features.frontend import FrontendError, NotebookFrontend
-from jupyter_agent.features.notebook_tools.cells import Cell, outline
-from jupyter_agent.features.notebook_tools.disk import read_disk_cells
-from jupyter_agent.features.notebook_tools.edit_log import NotebookEdit, NotebookEditLog, edits_sections
-from jupyter_agent.features.notebook_tools.ipynb import notebook_cells
-from jupyter_agent.features.notebook_tools.other import read_other_notebook
-from jupyter_agent.features.notebook_tools.prompt import outline_section
-from jupyter_agent.features.notebook_tools.running import RunControl, tracking_stale_cells
-from jupyter_agent.features.notebook_tools.state import NotebookReadState
-from jupyter_agent.features.notebook_tools.tools import NOTEBOOK_TOOLS, NotebookContext, notebook_tools
+from typing import TYPE_CHECKING
+
+from jupyter_agent.lazy_facade import lazy_facade
+
+if TYPE_CHECKING:
+    from jupyter_agent.features.frontend import FrontendError, NotebookFrontend
+    from jupyter_agent.features.notebook_tools.cells import Cell, outline
+    from jupyter_agent.features.notebook_tools.disk import read_disk_cells
+    from jupyter_agent.features.notebook_tools.edit_log import NotebookEdit, NotebookEditLog, edits_sections
+    from jupyter_agent.features.notebook_tools.ipynb import notebook_cells
+    from jupyter_agent.features.notebook_tools.other import read_other_notebook
+    from jupyter_agent.features.notebook_tools.prompt import outline_section
+    from jupyter_agent.features.notebook_tools.running import RunControl, tracking_stale_cells
+    from jupyter_agent.features.notebook_tools.state import NotebookReadState
+    from jupyter_agent.features.notebook_tools.tools import NOTEBOOK_TOOLS, NotebookContext, notebook_tools
 
 __all__ = [
     "NOTEBOOK_TOOLS",
@@ -39,3 +44,4 @@ __all__ = [
     "RunControl",
     "tracking_stale_cells",
 ]
+__getattr__, __dir__ = lazy_facade(__name__, __file__)

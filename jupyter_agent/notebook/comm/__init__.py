@@ -43,23 +43,28 @@ for a missing frontend):
    cells through the extension when one is connected, else puts all the code into the next input.
 """
 
-from jupyter_agent.notebook.comm.hooks import (
-    DetachedTarget,
-    current_cell_id,
-    current_client,
-    materialize_last_turn,
-    register_comm_target,
-    target_for,
-    unregister_comm_target,
-)
-from jupyter_agent.notebook.comm.materialize import (
-    combined_source,
-    last_turn_cells,
-    materialize_fallback,
-    python_cells,
-)
-from jupyter_agent.notebook.comm.protocol import PROTOCOL_VERSION, TARGET_NAME, CellSpec, Provenance
-from jupyter_agent.notebook.comm.target import AgentCommHandler, AgentCommTarget
+from typing import TYPE_CHECKING
+
+from jupyter_agent.lazy_facade import lazy_facade
+
+if TYPE_CHECKING:
+    from jupyter_agent.notebook.comm.hooks import (
+        DetachedTarget,
+        current_cell_id,
+        current_client,
+        materialize_last_turn,
+        register_comm_target,
+        target_for,
+        unregister_comm_target,
+    )
+    from jupyter_agent.notebook.comm.materialize import (
+        combined_source,
+        last_turn_cells,
+        materialize_fallback,
+        python_cells,
+    )
+    from jupyter_agent.notebook.comm.protocol import PROTOCOL_VERSION, TARGET_NAME, CellSpec, Provenance
+    from jupyter_agent.notebook.comm.target import AgentCommHandler, AgentCommTarget
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -80,3 +85,4 @@ __all__ = [
     "target_for",
     "unregister_comm_target",
 ]
+__getattr__, __dir__ = lazy_facade(__name__, __file__)
