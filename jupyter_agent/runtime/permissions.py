@@ -23,7 +23,7 @@ from pydantic import BaseModel
 from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.loop import AbortSignal, AgentTool, ApprovalPreview
 from jupyter_agent.loop.types import ApprovalNote, ToolReturn
-from jupyter_agent.messages import copy_json
+from jupyter_agent.messages import ToolResultMessage, copy_json
 from jupyter_agent.runtime.events import ApprovalRequestEvent, ApprovalResponseEvent, RunEvent
 from jupyter_agent.runtime.limits import HookRunner
 
@@ -60,17 +60,29 @@ def denied_no_prompt(name: str) -> str:
     return f'Tool call "{name}" was denied (no approval prompt available).'
 
 
-def was_denied(result_text: str) -> bool:
-    """Whether a tool result is the gate's refusal (any of the three above): the call did not run."""
-    return result_text.startswith('Tool call "') and '" was denied' in result_text.split("\n", 1)[0]
+# The details of the error result a refusal becomes: the loop gives a raised error's ``details``
+# to its result, and later readers (the session's signer, replay) tell a refusal from a failure by
+# them, never by the result's text (a tool's own error may say anything).
+DENIED_DETAILS: dict[str, bool] = {"denied": True}
+
+
+def was_denied(result: ToolResultMessage) -> bool:
+    """Whether a tool result is the gate's refusal (``ToolCallDenied``, whoever raised it): the call did not run."""
+    details = result.details
+    return result.is_error and isinstance(details, dict) and details.get("denied") is True
 
 
 class ToolCallDenied(JupyterAgentError):
-    """Raised inside a gated tool; the loop turns it into an error result with this text.
+    """Raised inside a gated tool; the loop turns it into an error result with this text, marked
+    as a refusal (``DENIED_DETAILS``, read by ``was_denied``).
 
     A prompt may raise it too: a host that cannot ask (a headless run) denies with its own reason,
     so the model is not told that a user declined.
     """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.details = dict(DENIED_DETAILS)
 
 
 @dataclass

@@ -97,7 +97,7 @@ class SessionRecorder:
     def _signature(self, result: ToolResultMessage) -> CallSignature | None:
         call = self._calls.pop(result.tool_call_id, None)
         header = self.store.header
-        if self.trust is None or call is None or header is None or was_denied(result.text):
+        if self.trust is None or call is None or header is None or was_denied(result):
             return None
         name, arguments = call
         return self.trust.sign(header.session_id, result.tool_call_id, name, arguments)

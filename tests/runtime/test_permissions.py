@@ -260,12 +260,36 @@ async def test_read_only_calls_of_a_mutating_tool_are_not_gated(scripted, kit):
     assert [(is_error, "denied" in text) for _, is_error, text in results(result)] == [(False, False), (True, True)]
 
 
-def test_a_refusal_is_recognised_by_its_text_whatever_refused_it():
-    from jupyter_agent.runtime.permissions import denied_by_user, denied_no_prompt, denied_readonly, was_denied
+@pytest.mark.parametrize("policy", ["deny", "readonly", "no prompt"])
+async def test_a_refusal_is_marked_as_one_in_its_result_whatever_refused_it(scripted, kit, policy):
+    from jupyter_agent.runtime.permissions import was_denied
 
-    assert all(was_denied(refusal("python")) for refusal in (denied_by_user, denied_no_prompt, denied_readonly))
-    assert not was_denied("Traceback: Tool call was denied? no")
-    assert not was_denied('NameError\nTool call "python" was denied')  # only the first line counts
+    permissions = {
+        "deny": PermissionPolicy("ask", Answers("deny")),
+        "readonly": PermissionPolicy("readonly"),
+        "no prompt": PermissionPolicy("ask"),
+    }[policy]
+    result = await run_calls(scripted, kit, permissions, call("bash", {"value": 7}))
+    (refused,) = [m for m in result.messages if m.role == "tool_result"]
+    assert refused.is_error and refused.details == {"denied": True}
+    assert was_denied(refused)
+
+
+async def test_a_tool_error_that_says_denied_is_not_a_refusal(scripted, kit):
+    from jupyter_agent.runtime.permissions import denied_by_user, was_denied
+    from jupyter_agent.tools import ToolError
+
+    tool = kit.make_tool("notes")
+
+    async def execute(args, signal):
+        raise ToolError(denied_by_user("notes"))  # a tool's own failure may say anything
+
+    tool.execute = execute
+    scripted.queue(tool_calls(call("notes", {"value": 1})), reply("done"))
+    run = run_agent(scripted.model(), "go", tools=[tool], stream_fn=scripted, permissions=PermissionPolicy("yolo"))
+    (failed,) = [m for m in (await run.result()).messages if m.role == "tool_result"]
+    assert failed.is_error and "was denied" in failed.text
+    assert not was_denied(failed)
 
 
 async def test_each_run_gets_its_own_frozen_policy_over_the_sessions_trust(scripted, kit):

@@ -286,7 +286,11 @@ def test_calls_that_ran_are_signed_and_denied_ones_are_not(tmp_path):
     run.say(AssistantMessage(content=[ran, refused]))
     run.say(ToolResultMessage(tool_call_id="c1", tool_name="python", content=[TextContent(text="ok")]))
     denied = 'Tool call "python" was denied by the user. It did not run.'
-    run.say(ToolResultMessage(tool_call_id="c2", tool_name="python", content=[TextContent(text=denied)], is_error=True))
+    run.say(
+        ToolResultMessage(
+            tool_call_id="c2", tool_name="python", content=[TextContent(text=denied)], is_error=True, details={"denied": True}
+        )
+    )
     for event in run.events:
         recorder.record(event)
     store.close()

@@ -37,7 +37,7 @@ class RecordedCall:
     @property
     def denied(self) -> bool:
         """The call was refused by the permission gate when it was recorded (and so did not run)."""
-        return self.result is not None and self.result.is_error and was_denied(self.result.text)
+        return self.result is not None and was_denied(self.result)
 
 
 @dataclass

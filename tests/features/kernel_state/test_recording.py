@@ -4,6 +4,7 @@ from jupyter_agent.features.kernel_state.recording import ReplayCursor, recorded
 from jupyter_agent.features.kernel_state.replay import find_recording
 from jupyter_agent.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from jupyter_agent.notebook.agent_cells import cell_ref
+from jupyter_agent.runtime.permissions import DENIED_DETAILS
 from jupyter_agent.session import SessionStore
 
 
@@ -14,7 +15,13 @@ def record_turn(store, prompt, answer, code=None, denied=False, cell=None):
         store.append(AssistantMessage(content=[ToolCall(id=f"c-{prompt}", name="python", arguments={"code": code})]))
         text = 'Tool call "python" was denied by the user. It did not run.' if denied else "(no output)"
         store.append(
-            ToolResultMessage(tool_call_id=f"c-{prompt}", tool_name="python", content=[TextContent(text=text)], is_error=denied)
+            ToolResultMessage(
+                tool_call_id=f"c-{prompt}",
+                tool_name="python",
+                content=[TextContent(text=text)],
+                is_error=denied,
+                details=dict(DENIED_DETAILS) if denied else None,
+            )
         )
     store.append(AssistantMessage(content=[TextContent(text=answer)]))
 
