@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Callable, Literal, Mapping, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
+from jupyter_agent.model.idle_timeout import IDLE_TIMEOUT_ENV
 from jupyter_agent.runtime.permissions import PERMISSION_MODES, PermissionMode
 from jupyter_agent.runtime.privacy import DataPolicyName
 
@@ -223,8 +224,15 @@ class TurnSettings(BaseModel):
         description="notebook_run asks before it re-runs a cell whose last run took longer than this (seconds), even when "
         "notebook_run is allowed for the session. None: never asks for that.",
     )
-    stream_timeout: Annotated[float | None, Setting()] = Field(
+    stream_timeout: Annotated[
+        float | None,
+        Setting(
+            env=IDLE_TIMEOUT_ENV,
+            invalid_env=lambda value: f"{IDLE_TIMEOUT_ENV} must be a positive number of seconds, not {value!r}",
+        ),
+    ] = Field(
         default=None,
+        gt=0,
         description="Seconds without data from the provider before a response fails; None: JUPYTER_AGENT_STREAM_TIMEOUT, else 120.",
     )
     recent_cells: Annotated[int, Setting()] = Field(
@@ -284,6 +292,14 @@ def from_environment(name: str, info: FieldInfo, setting: Setting, env: Mapping[
             setting.invalid_env(value) if setting.invalid_env is not None else f"{setting.env}={value!r} is not one of {choices}"
         )
         return DEFAULT, problem
+    if choices is None and info.annotation is not str:
+        # A variable is text: a number (or a bound) is checked here, so that a bad one is said
+        # when a turn falls back on it instead of failing the settings of every turn.
+        try:
+            return TypeAdapter(Annotated[(info.annotation, *info.metadata)]).validate_strings(value.strip()), None
+        except ValidationError:
+            problem = setting.invalid_env(value) if setting.invalid_env is not None else f"{setting.env}={value!r} is not valid"
+            return DEFAULT, problem
     return value, None
 
 

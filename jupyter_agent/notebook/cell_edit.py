@@ -78,7 +78,7 @@ class CellEdits:
         policy = load_site_policy()
         config = policy.apply(self._config())
         session = self.sessions.recent()
-        choice = site_model(choose_model(None, session.model_name, config.model), policy)
+        choice = site_model(choose_model(None, session.model_name, config.model, configured_by=config.set_by("model")), policy)
         resolved = await asyncio.to_thread(
             resolve,
             choice,

@@ -133,7 +133,9 @@ class NotebookCompletions:
 
         def choose_and_resolve() -> CompletionModel:
             # choose_model may ask a local Ollama server: off the loop, like the model's resolution.
-            choice = choose_model(config.completion_model or None, session_model, config.model)
+            choice = choose_model(
+                config.completion_model or None, session_model, config.model, configured_by=config.set_by("model")
+            )
             resolved = resolve(
                 site_model(choice, policy),
                 api_key=config.api_key or None,

@@ -44,12 +44,15 @@ class KernelSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    model: Annotated[str, Setting(options=(option("-m", "--model", help="model for this turn (litellm name, or 'demo')"),))] = (
-        Field(
-            default="",
-            description="Model for new turns (litellm name, e.g. 'openai/gpt-4.1-mini', or 'demo'). "
-            "Empty: JUPYTER_AGENT_MODEL, then a provider key, then local Ollama, then the offline demo.",
-        )
+    model: Annotated[
+        str,
+        Setting(
+            env="JUPYTER_AGENT_MODEL", options=(option("-m", "--model", help="model for this turn (litellm name, or 'demo')"),)
+        ),
+    ] = Field(
+        default="",
+        description="Model for new turns (litellm name, e.g. 'openai/gpt-4.1-mini', or 'demo'). "
+        "Empty: JUPYTER_AGENT_MODEL, then a provider key, then local Ollama, then the offline demo.",
     )
     session: Annotated[
         str,
@@ -99,12 +102,13 @@ class AgentConfig(TurnSettings, KernelSettings):
 
     _unset: frozenset[str] = PrivateAttr(default=frozenset())  # traitlets not set: what %agent config says of them
     _problems: dict[str, str] = PrivateAttr(default_factory=dict)  # invalid variables, raised when a turn needs them
+    _from_env: frozenset[str] = PrivateAttr(default=frozenset())  # settings their environment variable gave
 
     @classmethod
     def from_magics(cls, magics: Any, env: Mapping[str, str] | None = None) -> AgentConfig:
         env = os.environ if env is None else env
         values: dict[str, Any] = {}
-        unset, problems = set(), {}
+        unset, problems, from_env = set(), {}, set()
         for name, info, setting in settings_declared():
             if not setting.traitlet or not hasattr(magics, name):
                 continue
@@ -116,13 +120,18 @@ class AgentConfig(TurnSettings, KernelSettings):
                     problems[name] = problem
                 if value is DEFAULT:
                     continue
+                from_env.add(name)
             values[name] = value
         config = cls(**values)
-        config._unset, config._problems = frozenset(unset), problems
+        config._unset, config._problems, config._from_env = frozenset(unset), problems, frozenset(from_env)
         # The key is redacted wherever it shows, whichever model runs: a saved output, the outline's
         # `%config AgentMagics.api_key = …` line of the kernel's history.
         remember_secret("api_key", config.api_key)
         return config
+
+    def set_by(self, name: str) -> Literal["configuration", "environment"]:
+        """Who gave setting ``name`` its value: ``%config`` (or its default), or its environment variable."""
+        return "environment" if name in self._from_env else "configuration"
 
     def turn(self, given: Mapping[str, Any] | None = None) -> TurnSettings:
         """A turn's settings: ``given`` (a cell's options; None: not given) over these.
@@ -187,6 +196,7 @@ def table() -> dict[str, Any]:
                 "allow_none": optional or default is None,  # unset is None: "not set"
                 "values": list(choices) if choices is not None else None,
                 "help": info.description or "",
+                "env": setting.env,
             }
         )
     options = [{"flags": list(item.flags), "keywords": _as_json(item.keywords)} for item in cell_options()]

@@ -123,13 +123,16 @@ def _soon(action: Callable[[], None]) -> None:
 def _default_model(magics: AgentMagics) -> str:
     from jupyter_agent.notebook.model_resolution import choose_model
 
-    return choose_model(None, None, magics.model, probe_ollama=lambda: None).name
+    config = magics.current_config()
+    return choose_model(None, None, config.model, probe_ollama=lambda: None, configured_by=config.set_by("model")).name
 
 
 def _uses_only_offline_models(magics: AgentMagics) -> bool:
     import os
 
-    return (magics.model or os.environ.get("JUPYTER_AGENT_MODEL", "")) == "demo"
+    from jupyter_agent.notebook.magics import setting_variable
+
+    return (magics.model or os.environ.get(setting_variable("model") or "", "")) == "demo"
 
 
 class CellTransformer:

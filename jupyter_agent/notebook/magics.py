@@ -65,6 +65,11 @@ def setting_traits() -> dict[str, TraitType[Any, Any]]:
     return traits
 
 
+def setting_variable(name: str) -> str | None:
+    """The environment variable setting ``name`` falls back on when ``%config`` leaves it unset."""
+    return next((entry["env"] for entry in SETTINGS["traits"] if entry["name"] == name), None)
+
+
 def cell_arguments(magic: Callable[..., Any]) -> Callable[..., Any]:
     """The settings' ``%%agent`` options, in their declarations' order (as if written one per line)."""
     for item in reversed(SETTINGS["cell_options"]):
@@ -196,7 +201,9 @@ class AgentMagics(Magics):
             # SessionLockedError: another kernel (or store) writes this session; it names the holder.
             raise UsageError(str(error)) from None
         try:
-            choice = site_model(choose_model(args.model, session.model_name, config.model), policy)
+            choice = site_model(
+                choose_model(args.model, session.model_name, config.model, configured_by=config.set_by("model")), policy
+            )
         except ValueError as error:
             raise UsageError(str(error)) from None
         data = data_policy(settings.data_policy, settings.sample_rows, settings.data_ceiling)

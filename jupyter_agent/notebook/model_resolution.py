@@ -74,16 +74,18 @@ def choose_model(
     configured: str | None,
     env: Mapping[str, str] | None = None,
     probe_ollama: Callable[[], str | None] | None = None,
+    configured_by: str = "configuration",
 ) -> ModelChoice:
+    """``configured``: the kernel's ``model`` setting (``AgentConfig.model``: ``%config``, else
+    JUPYTER_AGENT_MODEL), ``configured_by`` which of them gave it (``AgentConfig.set_by``); ``env``:
+    where the providers' keys are looked for."""
     env = os.environ if env is None else env
     if option:
         return ModelChoice(option, "option")
     if session_default:
         return ModelChoice(session_default, "session")
     if configured:
-        return ModelChoice(configured, "configuration")
-    if env.get("JUPYTER_AGENT_MODEL"):
-        return ModelChoice(env["JUPYTER_AGENT_MODEL"], "environment")
+        return ModelChoice(configured, configured_by)
     for key, name in PROVIDER_DEFAULTS:
         if env.get(key):
             return ModelChoice(name, key)

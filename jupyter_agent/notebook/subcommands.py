@@ -121,14 +121,14 @@ def _model(magics: AgentMagics, args: argparse.Namespace) -> Report:
         session.model_name = args.name
         return Report(f"Session `{session.name}` now uses `{args.name}` for its next turns.")
     config = AgentConfig.from_magics(magics)
-    choice = choose_model(None, session.model_name, config.model)
+    choice = choose_model(None, session.model_name, config.model, configured_by=config.set_by("model"))
     return Report(f"Model: `{choice.name}` (from {choice.source}).")
 
 
 def _config(magics: AgentMagics, args: argparse.Namespace) -> Report:
     config = AgentConfig.from_magics(magics)
     session = magics.sessions.recent()
-    choice = choose_model(None, session.model_name, config.model)
+    choice = choose_model(None, session.model_name, config.model, configured_by=config.set_by("model"))
     text = "\n".join(
         [
             config.describe(),

@@ -63,7 +63,7 @@ def preview_command(magics: AgentMagics, args: argparse.Namespace) -> Report:
     policy = data_policy(config.data_policy, config.sample_rows, config.data_ceiling)
     shell = magics.shell
     assert shell is not None  # a magic only runs inside a shell
-    choice = choose_model(None, session.model_name, config.model)
+    choice = choose_model(None, session.model_name, config.model, configured_by=config.set_by("model"))
     base = build_tools(shell, session, selected=config.tools, policy=policy)
     settings = TurnSettings(
         tools=tuple(config.tools),

@@ -66,9 +66,29 @@ def test_describe_shows_mcp_server_names_never_their_env_or_headers():
     assert "tok-secret-1" not in text and "env-secret-2" not in text
 
 
-def test_the_stream_timeout_is_configuration_or_none():
-    assert AgentConfig.from_magics(magics(), {}).stream_timeout is None  # the model layer's default applies
+def test_the_stream_timeout_is_configuration_then_its_variable_or_none():
+    assert AgentConfig.from_magics(magics(stream_timeout=None), {}).stream_timeout is None  # the model layer's default applies
     assert AgentConfig.from_magics(magics(stream_timeout=30.0), {}).stream_timeout == 30.0
+    env = {"JUPYTER_AGENT_STREAM_TIMEOUT": " 45 "}
+    assert AgentConfig.from_magics(magics(stream_timeout=None), env).stream_timeout == 45.0
+    assert AgentConfig.from_magics(magics(stream_timeout=30.0), env).stream_timeout == 30.0
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "0"])
+def test_a_bad_stream_timeout_variable_is_said_when_a_turn_falls_back_on_it(value):
+    config = AgentConfig.from_magics(magics(stream_timeout=None), {"JUPYTER_AGENT_STREAM_TIMEOUT": value})
+    with pytest.raises(ValueError) as raised:
+        config.turn()
+    assert str(raised.value) == f"JUPYTER_AGENT_STREAM_TIMEOUT must be a positive number of seconds, not {value!r}"
+    assert config.turn({"stream_timeout": 10.0}).stream_timeout == 10.0  # the cell's own value needs none
+
+
+def test_the_model_is_configuration_then_its_variable():
+    env = {"JUPYTER_AGENT_MODEL": "openai/env-model"}
+    from_env = AgentConfig.from_magics(magics(model=""), env)
+    assert (from_env.model, from_env.set_by("model")) == ("openai/env-model", "environment")
+    configured = AgentConfig.from_magics(magics(model="openai/mine"), env)
+    assert (configured.model, configured.set_by("model")) == ("openai/mine", "configuration")
 
 
 def test_permissions_come_from_the_cell_then_config_then_environment():
@@ -123,10 +143,10 @@ def test_every_setting_has_its_traitlet_options_and_variable_with_the_declared_d
             assert all(flag in help_text for flag in item.flags), item.flags
             assert item.keywords.get("help") and item.keywords["help"] in " ".join(help_text.split()), item.flags
         if setting.env is not None:
-            value = "readonly" if name == "permissions" else "from-the-variable"
+            value = {"permissions": "readonly", "stream_timeout": "12.5"}.get(name, "from-the-variable")
             unset = setting.unset if setting.unset is not DEFAULT else default
             config = AgentConfig.from_magics(magics(**{name: unset}), {setting.env: value})
-            assert getattr(config, name) == value, name
+            assert str(getattr(config, name)) == value, name
             assert getattr(AgentConfig.from_magics(magics(**{name: unset}), {}), name) == default, name
     listed = {word.strip(",[]") for word in help_text.split() if word.startswith(("-", "[-"))}
     assert {flag for flag in listed if flag.startswith("-")} - flags == {"-h", "--help"}

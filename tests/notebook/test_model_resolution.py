@@ -3,6 +3,7 @@ import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
 
 from jupyter_agent.model import Model, StreamOptions
 from jupyter_agent.notebook.model_resolution import (
@@ -25,10 +26,17 @@ def test_the_cell_option_wins_over_everything():
 
 
 def test_order_session_then_configuration_then_environment():
+    from jupyter_agent.notebook.config import AgentConfig
+
     env = {"JUPYTER_AGENT_MODEL": "env-model"}
     assert choose_model(None, "s", "c", env, NO_OLLAMA).source == "session"
     assert choose_model(None, None, "c", env, NO_OLLAMA).name == "c"
-    assert choose_model(None, None, "", env, NO_OLLAMA).name == "env-model"
+    # JUPYTER_AGENT_MODEL is the model setting's variable: the settings read it, and say so.
+    config = AgentConfig.from_magics(SimpleNamespace(model=""), env)
+    choice = choose_model(None, None, config.model, env, NO_OLLAMA, configured_by=config.set_by("model"))
+    assert (choice.name, choice.source) == ("env-model", "environment")
+    config = AgentConfig.from_magics(SimpleNamespace(model="c"), env)
+    assert config.set_by("model") == "configuration"
 
 
 def test_first_provider_whose_key_is_set():
