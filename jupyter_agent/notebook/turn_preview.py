@@ -46,7 +46,8 @@ class Part:
 
 
 def preview_command(magics: AgentMagics, args: argparse.Namespace) -> Report:
-    from jupyter_agent.features.settings import TurnSettings
+    from IPython.core.error import UsageError
+
     from jupyter_agent.messages import UserMessage
     from jupyter_agent.model.tokens import estimate_overhead, estimate_tokens
     from jupyter_agent.notebook.config import AgentConfig
@@ -58,28 +59,24 @@ def preview_command(magics: AgentMagics, args: argparse.Namespace) -> Report:
     from jupyter_agent.notebook.toolset import build_tools, data_policy, with_feature_tools
 
     session = session_named(magics, args.session)
-    # What a turn would send: within the site policy, as the turn's own settings are.
-    config = load_site_policy().apply(AgentConfig.from_magics(magics))
-    policy = data_policy(config.data_policy, config.sample_rows, config.data_ceiling)
+    config = AgentConfig.from_magics(magics)
+    try:
+        # What a turn would send: a cell without options, within the site policy, as a turn's settings are.
+        settings = load_site_policy().apply(config.turn())
+    except ValueError as error:  # an invalid environment variable the turn would fall back on
+        raise UsageError(str(error)) from None
+    policy = data_policy(settings.data_policy, settings.sample_rows, settings.data_ceiling)
     shell = magics.shell
     assert shell is not None  # a magic only runs inside a shell
     choice = choose_model(None, session.model_name, config.model, configured_by=config.set_by("model"))
-    base = build_tools(shell, session, selected=config.tools, policy=policy)
-    settings = TurnSettings(
-        tools=tuple(config.tools),
-        memory=config.memory,
-        delegate=config.delegate,
-        data_policy=config.data_policy,
-        sample_rows=config.sample_rows,
-        data_ceiling=config.data_ceiling,
-    )
+    base = build_tools(shell, session, selected=settings.tools, policy=policy)
     tools = with_feature_tools(base, shell, session, settings)  # the plan, the notebook tools…
     system = notebook_system_prompt(session.notebook, session.workspace, [tool.name for tool in tools], choice.name)
     history = session.store.messages()
     prompt = " ".join(args.prompt).strip()
     expanded = expand_mentions(prompt, shell.user_ns, session.notebook, policy, session.workspace)
     attachments = expanded[len(prompt) :] if expanded.startswith(prompt) else ""
-    outline = turn_context(_outline(shell, session, config.recent_cells, policy))
+    outline = turn_context(_outline(shell, session, settings.recent_cells, policy))
     turns = len(session.store.turns())
     name, specs = _counted_name(choice.name), [tool.spec() for tool in tools]
     history_text = "\n".join(_text(message) for message in history)
@@ -108,7 +105,7 @@ def preview_command(magics: AgentMagics, args: argparse.Namespace) -> Report:
             repr(_short(prompt)) if prompt else "none",
         ),
     ]
-    step_context, holds = _step_context(session, config.memory)
+    step_context, holds = _step_context(session, settings.memory)
     parts.append(Part("step context", _count(name, step_context, lambda: _text_tokens(step_context)), holds))
     model = _model(choice)
     return _report(session.name, choice.name, parts, history, model)

@@ -46,3 +46,21 @@ def test_the_preview_counts_the_step_context_with_the_branchs_plan(ip):
     finally:
         ip.run_line_magic("config", "AgentMagics.model = ''")
         unregister_model("preview-plan")
+
+
+def test_the_preview_takes_the_turns_own_settings_and_says_a_bad_variable_as_a_turn_would(ip, monkeypatch):
+    import pytest
+    from IPython.core.error import UsageError
+
+    model = ScriptedModel([])
+    register_model("preview-model", model, model.model("preview-model"))
+    try:
+        ip.run_line_magic("config", "AgentMagics.model = 'preview-model'")
+        assert "nothing was sent" in ip.run_line_magic("agent", "preview").text
+        monkeypatch.setenv("JUPYTER_AGENT_STREAM_TIMEOUT", "soon")
+        with pytest.raises(UsageError) as raised:
+            ip.run_line_magic("agent", "preview")
+        assert str(raised.value) == "JUPYTER_AGENT_STREAM_TIMEOUT must be a positive number of seconds, not 'soon'"
+    finally:
+        ip.run_line_magic("config", "AgentMagics.model = ''")
+        unregister_model("preview-model")
