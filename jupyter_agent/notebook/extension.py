@@ -52,6 +52,30 @@ def load_ipython_extension(ipython: InteractiveShell) -> None:
 
 
 def _after_loading(ipython: InteractiveShell, magics: AgentMagics, preload: bool) -> None:
+    import asyncio
+    import threading
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # terminal IPython without a loop: nothing else waits meanwhile
+        _register(ipython, magics, preload)
+        return
+
+    def import_then_register() -> None:
+        # The comm's modules (pydantic, the protocol: ~0.1 s) are imported off the kernel's loop,
+        # which meanwhile answers the next cells; the lab extension looks for the target again
+        # for a few seconds after the %load_ext cell (labextension/src/connection.ts).
+        try:
+            import jupyter_agent.notebook.comm.hooks  # noqa: F401
+        finally:
+            loop.call_soon_threadsafe(_register, ipython, magics, preload)
+
+    threading.Thread(target=import_then_register, name="jupyter-agent-load", daemon=True).start()
+
+
+def _register(ipython: InteractiveShell, magics: AgentMagics, preload: bool) -> None:
+    if not _loaded(ipython, magics):
+        return  # unloaded (or loaded again) while the comm's modules were imported
     _register_lab_target(ipython, magics)
     if preload:
         # Started only now: the import thread competes for the interpreter lock, and the
@@ -102,6 +126,10 @@ def _stop_turns(sessions: SessionManager) -> None:
     for session in sessions.sessions.values():
         for turn in runner.turns_of(session):
             turn.stop()
+
+
+def _loaded(ipython: InteractiveShell, magics: AgentMagics) -> bool:
+    return any(isinstance(t, CellTransformer) and t.magics is magics for t in ipython.input_transformers_cleanup)
 
 
 def _register_lab_target(ipython: InteractiveShell, magics: AgentMagics) -> None:

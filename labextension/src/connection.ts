@@ -46,6 +46,12 @@ export type RequestBody = WithoutId<Request>;
 const REQUEST_TIMEOUT_MS = 30_000;
 /** Cells after which the kernel may have loaded the extension. */
 const MENTIONS_AGENT = /jupyter_agent|^\s*%%?agent\b/m;
+/**
+ * Why look again: `%load_ext jupyter_agent` registers the comm target just after its cell, once
+ * the comm's modules were imported off the kernel's loop (a fraction of a second), so the probe
+ * that the cell's end starts may be answered before. Delays between the looks (ms).
+ */
+const LOOK_AGAIN_MS = [100, 250, 500, 1000, 2000];
 
 export class AgentConnection implements IDisposable {
   constructor(
@@ -156,6 +162,7 @@ export class AgentConnection implements IDisposable {
       return;
     }
     this._isDisposed = true;
+    window.clearTimeout(this._lookAgainTimer);
     NotebookActions.executed.disconnect(this._onExecuted, this);
     this.panel.context.pathChanged.disconnect(this._onPathChanged, this);
     this._disconnect(true);
@@ -334,8 +341,19 @@ export class AgentConnection implements IDisposable {
       return;
     }
     if (MENTIONS_AGENT.test(args.cell.model.sharedModel.getSource())) {
-      void this.probe();
+      window.clearTimeout(this._lookAgainTimer);
+      void this.probe().then(() => this._lookAgain(0));
     }
+  }
+
+  /** Probes again after `LOOK_AGAIN_MS[attempt]` while the kernel's target is not found. */
+  private _lookAgain(attempt: number): void {
+    if (attempt >= LOOK_AGAIN_MS.length || this._isDisposed || this._state !== 'absent') {
+      return;
+    }
+    this._lookAgainTimer = window.setTimeout(() => {
+      void this.probe().then(() => this._lookAgain(attempt + 1));
+    }, LOOK_AGAIN_MS[attempt]);
   }
 
   private _disconnect(closeComm: boolean): void {
@@ -376,6 +394,7 @@ export class AgentConnection implements IDisposable {
   private _comm: Kernel.IComm | null = null;
   private _state: ConnectionState = 'absent';
   private _probing = false;
+  private _lookAgainTimer = 0;
   private _probeAgain = false;
   private _probedKernel: Kernel.IKernelConnection | null = null;
   private _packageVersion = '';

@@ -499,6 +499,12 @@ def notebook_kernel(
     harness.start()
     harness.folder = folder
     harness.execute("%load_ext jupyter_agent")
+    # The comm target is registered just after the cell, once its modules were imported off the
+    # loop; a page looks for it again meanwhile (connection.ts), the tests wait for it.
+    harness.wait_for(
+        lambda: harness.evaluate("'jupyter_agent' in get_ipython().kernel.comm_manager.targets") == "True",
+        what="the extension's comm target",
+    )
     harness.execute(AGENT_TEST_SETUP)
     return harness
 
