@@ -127,3 +127,35 @@ print("ok")
 def test_unloading_removes_our_agent_magics_and_no_one_elses(tmp_path):
     done = subprocess.run([sys.executable, "-c", UNLOAD], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert done.stdout.strip().endswith("ok"), done.stderr
+
+
+REGISTER_AFTER_THE_CELL = """
+import asyncio, threading
+from IPython.core.interactiveshell import InteractiveShell
+from jupyter_agent.notebook import extension
+shell = InteractiveShell.instance()
+shell.config.AgentMagics.preload = False
+registered = []
+extension._register_lab_target = lambda ipython, magics: registered.append(threading.current_thread().name)
+async def main():
+    shell.run_line_magic("load_ext", "jupyter_agent")
+    assert registered == [], "registered in the %load_ext cell"
+    for _ in range(500):  # bounded: 5 s
+        await asyncio.sleep(0.01)
+        if registered:
+            break
+    assert registered == [threading.current_thread().name], registered  # on the loop's thread
+    shell.run_line_magic("load_ext", "jupyter_agent")
+    shell.run_line_magic("unload_ext", "jupyter_agent")  # before the new load's registration
+    await asyncio.sleep(0.5)
+    assert len(registered) == 1, "an unloaded extension registered its target"
+asyncio.run(main())
+print("ok")
+"""
+
+
+def test_the_comm_target_is_registered_on_the_loop_after_the_cell_and_never_after_an_unload(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", REGISTER_AFTER_THE_CELL], capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    assert done.stdout.strip().endswith("ok"), done.stderr
