@@ -11,13 +11,16 @@ Names come from each cell's syntax tree: what it reads before binding it (at the
 inside the functions and comprehensions it defines, the names not local to them) and what it
 binds (assignments, ``def``/``class``, imports, loop, ``with`` and ``except`` targets, ``match``
 captures, ``del``). A cell is looked at only when its words include a name that matters (a changed
-one, or one a stale cell above it binds). Most cells are then answered by their symbol table
-(``CellScope``: built in C with no syntax tree objects, under half of what parsing the cell and
-walking its tree cost), which says which names a cell reads and binds but not in which order;
-only a cell that both reads and binds a name that matters (``df = df.dropna()`` against
-``df = load(); df.head()``) is parsed and walked in order. Each source is read once (the caches
-keep the last few thousand): a 500-cell notebook seen for the first time is analysed in 7 to 10
-ms of CPU (``benchmarks/stale_cells.py``), 12 before the symbol tables.
+one, or one a stale cell above it binds): its words are every run of identifier characters in its
+text, strings and comments included, read as Python reads names (``données`` is one word, ``ﬁle``
+is ``file``), so a cell without the word cannot read or bind the name. Most cells are then answered
+by their symbol table (``CellScope``: built in C with no syntax tree objects, under half of what
+parsing the cell and walking its tree cost), which says which names a cell reads and binds but not
+in which order; only a cell that both reads and binds a name that matters (``df = df.dropna()``
+against ``df = load(); df.head()``) is parsed and walked in order. Each source is read once (the
+caches keep the last few thousand): a 500-cell notebook seen for the first time is analysed in
+about 0.6 of what ``ast.parse`` of its cells costs (``benchmarks/stale_cells.py``; half of that is
+the symbol tables themselves, the floor for reading every cell that names a changed name).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import _symtable
 import ast
 import re
+import unicodedata
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -34,7 +38,6 @@ from jupyter_agent.features.notebook_tools.cells import Cell
 # Cell magics whose body is Python run as it is (timed, captured, profiled): their body is read.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 _CACHED_SOURCES = 4096  # parsed cells kept: a big notebook, edited, still hits the cache
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _Read = TypeVar("_Read")
 _Value = TypeVar("_Value")
 _IPYTHON_SYNTAX = re.compile(r"(?m)^\s*[%!]|\?\s*$|=\s*!")
@@ -58,7 +61,9 @@ class CellScope:
 
     def needs_order(self, names: Collection[str]) -> bool:
         """Whether what the cell does with ``names`` needs its statements in order (``cell_names``)."""
-        return not self.known or not self.both.isdisjoint(names)
+        # ``both`` (a few names, most often none) is looked up in ``names``, not the reverse: a notebook's
+        # changed names may be hundreds.
+        return not self.known or (bool(self.both) and any(name in names for name in self.both))
 
 
 @dataclass(frozen=True)
@@ -82,14 +87,16 @@ def stale_cells(
     if not changed:
         return []
     code = [cell for cell in cells if _is_python(cell)]
-    starts = _dirty_from(code, changed, transform)
+    starting: dict[int, list[str]] = {}  # position -> the changed names the cells from there on read anew
+    for name, start in _dirty_from(code, changed, transform).items():
+        starting.setdefault(start, []).append(name)
     dirty: dict[str, int | None] = {}  # name -> index of the stale cell that rebinds it (None: the agent)
     stale: list[StaleCell] = []
-    for position, cell in enumerate(code):
-        for name, start in starts.items():
-            if start == position:
-                dirty[name] = None  # from here on the cells read the agent's value
-        if not dirty or dirty.keys().isdisjoint(_tokens(cell.source)):
+    for position in range(min(starting), len(code)):
+        cell = code[position]
+        if position in starting:
+            dirty.update(dict.fromkeys(starting[position]))  # from here on the cells read the agent's value
+        if not dirty or dirty.keys().isdisjoint(_words(cell.source)):
             continue  # its text names nothing that changed: nothing to parse
         reads, binds, defines = _what_it_does(cell.source, dirty.keys(), transform)
         read = sorted(reads & dirty.keys())
@@ -117,62 +124,93 @@ def _what_it_does(
 
 def _dirty_from(code: Sequence[Cell], changed: frozenset[str], transform: Callable[[str], str] | None) -> dict[str, int]:
     """For each changed name, the position after the cell that last made it anew (0: none did)."""
-    starts: dict[str, int] = {}
+    starts = dict.fromkeys(changed, 0)
+    missing = set(changed)
     for position in range(len(code) - 1, -1, -1):
-        missing = changed - starts.keys()
-        if not missing:
-            break
-        cell = code[position]
-        if missing.isdisjoint(_tokens(cell.source)):
-            continue
-        for name in _what_it_does(cell.source, missing, transform)[2] & missing:
+        source = code[position].source
+        if missing.isdisjoint(_words(source)):
+            continue  # it cannot name them: it cannot make them anew
+        made = _what_it_does(source, missing, transform)[2] & missing
+        for name in made:
             starts[name] = position + 1
-    return {**dict.fromkeys(changed, 0), **starts}
+        missing -= made
+        if not missing:
+            break  # every name's last definition is found: the cells above cannot change that
+    return starts
 
 
 def _is_python(cell: Cell) -> bool:
     if cell.cell_type != "code":
         return False
-    first = cell.source.lstrip().split("\n", 1)[0]
-    return not first.startswith("%%") or first[2:].split(" ", 1)[0].strip() in PYTHON_CELL_MAGICS
+    magic = _cell_magic(cell.source)
+    return magic is None or magic in PYTHON_CELL_MAGICS
 
 
-def _tokens(source: str) -> frozenset[str]:
+def _cell_magic(source: str) -> str | None:
+    """The name of the cell magic a cell starts with (``time`` for ``%%time``), None for none."""
+    if "%%" not in source:
+        return None  # one search in C instead of copying every cell's first line
+    first = source.lstrip().split("\n", 1)[0]
+    return first[2:].split(" ", 1)[0].strip() if first.startswith("%%") else None
+
+
+def _words(source: str) -> frozenset[str]:
     """Every identifier-like word of a source: a superset of the names it can read or bind."""
-    return _cached(_TOKENS, source, lambda: frozenset(_IDENTIFIER.findall(source)))
+    found = _WORDS.get(source)
+    if found is None:
+        found = _remember(_WORDS, source, _words_of(source))
+    return found
+
+
+# Bytes that cannot be in an identifier become spaces; what is left, split, holds every identifier of
+# the source (and numbers, and words of strings and comments). Bytes of UTF-8 sequences are kept:
+# ``données`` is one identifier.
+_NOT_IDENTIFIER_TO_SPACE = bytes(byte if byte >= 0x80 or chr(byte).isalnum() or byte == ord("_") else 0x20 for byte in range(256))
+
+
+def _words_of(source: str) -> frozenset[str]:
+    # surrogatepass: a lone surrogate (valid JSON, no valid Python) must not fail the prefilter.
+    words = source.encode("utf-8", "surrogatepass").translate(_NOT_IDENTIFIER_TO_SPACE).decode("utf-8", "surrogatepass").split()
+    if source.isascii():
+        return frozenset(words)
+    # Python reads identifiers in NFKC (``ﬁle`` is ``file``): so do the names it changed.
+    return frozenset(unicodedata.normalize("NFKC", word) for word in words)
 
 
 def cell_names(source: str, transform: Callable[[str], str] | None = None) -> CellNames:
     """What a cell's code reads and binds (an unparsable cell reads and binds nothing)."""
-    return _cached(_NAMES, source, lambda: _parse_names(source, transform))
+    found = _NAMES.get(source)
+    if found is None:
+        found = _remember(_NAMES, source, _parse_names(source, transform))
+    return found
 
 
 def cell_scope(source: str, transform: Callable[[str], str] | None = None) -> CellScope:
     """What a cell reads and binds by its symbol table (no order: see ``CellScope``)."""
-    return _cached(_SCOPES, source, lambda: _symbol_scope(source, transform))
-
-
-def _cached(cache: dict[str, _Value], source: str, make: Callable[[], _Value]) -> _Value:
-    """``cache[source]``, made on a miss; the oldest source leaves a full cache."""
-    found = cache.get(source)
+    found = _SCOPES.get(source)
     if found is None:
-        found = make()
-        if len(cache) >= _CACHED_SOURCES:
-            cache.pop(next(iter(cache)))
-        cache[source] = found
+        found = _remember(_SCOPES, source, _symbol_scope(source, transform))
     return found
+
+
+def _remember(cache: dict[str, _Value], source: str, value: _Value) -> _Value:
+    """``value`` kept as ``cache[source]``; the oldest source leaves a full cache."""
+    if len(cache) >= _CACHED_SOURCES:
+        cache.pop(next(iter(cache)))
+    cache[source] = value
+    return value
 
 
 _NAMES: dict[str, CellNames] = {}
 _SCOPES: dict[str, CellScope] = {}
-_TOKENS: dict[str, frozenset[str]] = {}
+_WORDS: dict[str, frozenset[str]] = {}
 
 
 def clear_caches() -> None:
     """Forgets every parsed cell (what a notebook seen for the first time costs: the benchmark's cold case)."""
     _NAMES.clear()
     _SCOPES.clear()
-    _TOKENS.clear()
+    _WORDS.clear()
 
 
 _UNKNOWN_SCOPE = CellScope(frozenset(), frozenset(), frozenset(), known=False)
@@ -292,14 +330,19 @@ def _function_locals(function: ast.AST) -> set[str]:
     return names
 
 
+def _has_ipython_syntax(source: str) -> bool:
+    if "%" not in source and "!" not in source and "?" not in source:
+        return False  # what the pattern needs is absent: three searches in C instead of a regex scan
+    return _IPYTHON_SYNTAX.search(source) is not None
+
+
 def _code_of(source: str, transform: Callable[[str], str] | None, read: Callable[[str], _Read]) -> _Read | None:
     """``read`` (a parse) of the Python a cell runs, or None when it reads as none."""
-    first = source.lstrip().split("\n", 1)
-    if first[0].startswith("%%"):
-        source = first[1] if len(first) > 1 else ""  # a Python cell magic: its body is the code
+    if _cell_magic(source) is not None:
+        source = source.lstrip().partition("\n")[2]  # a Python cell magic: its body is the code
     # IPython's magics, shell escapes and help (``%time``, ``!ls``, ``df?``) are read as the kernel
     # runs them; a cell without any is plain Python (parsed once, not tried twice).
-    ipython = transform is not None and _IPYTHON_SYNTAX.search(source) is not None
+    ipython = transform is not None and _has_ipython_syntax(source)
     try:
         return read(transform(source) if ipython and transform is not None else source)
     except (SyntaxError, ValueError, TypeError):

@@ -141,3 +141,59 @@ def test_names_bound_by_except_and_match_are_bindings_of_the_cell_or_of_its_func
         "others",
     }
     assert cell_names("def g():\n    try:\n        pass\n    except E as error:\n        return error").binds == {"g"}
+
+
+def stale_indexes(sources, changed, transform=None):
+    stale.clear_caches()  # each case read fresh: no answer left over from another case's source
+    return [cell.index for cell in stale_cells(cells(*sources), changed, transform)]
+
+
+def test_a_name_read_only_inside_an_f_string_is_a_read():
+    sources = ["df = load()", 'print(f"{df.shape}")', 'f"{value:>{df}}"', 'f"{{df}}"']
+    assert stale_indexes(sources, {"df"}) == [1, 2]  # ``{{df}}`` is the text "{df}", no read
+
+
+def test_words_of_a_cell_that_are_no_read_of_the_name_leave_it_fresh():
+    sources = [
+        "df = load()",
+        "frame.df.head()",  # an attribute of another object
+        "print('df', \"df\")",  # string literals
+        "total = 1  # df",  # a comment
+        "plot(df=1)",  # a keyword argument's name
+        "mask = 0xdf",  # a hexadecimal number
+        "pdf = 2\nprint(pdf_of)",  # longer names that contain it
+        "def show(df):\n    return df",  # a parameter: local to the function
+        "clip = lambda df: df\nrows = [df for df in frames]",  # a lambda's parameter, a comprehension's target
+        "df.head()",  # the one read
+    ]
+    assert stale_indexes(sources, {"df"}) == [9]
+
+
+def test_non_ascii_names_are_found_as_python_reads_them():
+    sources = ["données = load()", "print(données)", "print('données')", "print(ﬁle)", "rows = liste_données"]
+    assert stale_indexes(sources, {"données"}) == [1]
+    assert stale_indexes(sources, {"file"}) == [3]  # Python reads the ligature ``ﬁ`` as ``fi``
+
+
+def test_a_lone_surrogate_in_a_cell_makes_it_unreadable_not_an_error():
+    assert stale_indexes(["x = '\ud800'\ndf.head()", "df.tail()"], {"df"}) == [1]
+
+
+def test_plain_code_is_not_given_to_the_transform_and_cell_magics_are_found_after_blank_lines():
+    def breaking(source):
+        return "broken("  # what a wrong call of the transform would read: nothing
+
+    assert stale_indexes(['print("%d" % df)', "df?"], {"df"}, breaking) == [0]
+    sources = ["\n  %%time\ndf.sum()", "  %%bash\necho df", 'label = "%%bash"\ndf.sum()']
+    assert stale_indexes(sources, {"df"}) == [0, 2]
+
+
+def test_the_order_of_reads_and_binds_still_counts_when_hundreds_of_names_changed():
+    many = {f"name_{n}" for n in range(300)}
+    sources = ["df = load()", "df = df.dropna()", "df.head()", "x = 1\nprint(x)", "name_7 = name_8"]
+    found = stale_cells(cells(*sources), {"df", "x", *many})
+    assert [cell.describe() for cell in found] == [
+        "cell 1 `c1` reads df",
+        "cell 2 `c2` reads df (df from cell 1)",
+        "cell 4 `c4` reads name_8",
+    ]
