@@ -41,6 +41,11 @@ _CACHED_SOURCES = 4096  # parsed cells kept: a big notebook, edited, still hits 
 _Read = TypeVar("_Read")
 _Value = TypeVar("_Value")
 _IPYTHON_SYNTAX = re.compile(r"(?m)^\s*[%!]|\?\s*$|=\s*!")
+# Line magics whose argument is Python run as it is (``%time total = df.sum()``): the kernel's
+# transform makes that argument a string, so it is read as the code it is, options skipped.
+_PYTHON_LINE_MAGIC = re.compile(r"(?m)^(?P<indent>[ \t]*)%(?P<magic>time|timeit|prun|debug)\b[ \t]*(?P<rest>.*)$")
+# The options of those magics that take a value (``%timeit -n 10 -r 3 f(df)``).
+_OPTIONS_WITH_VALUES = {"timeit": {"-n", "-r", "-p"}, "prun": {"-l", "-s", "-T", "-D"}}
 
 
 @dataclass(frozen=True)
@@ -336,10 +341,22 @@ def _has_ipython_syntax(source: str) -> bool:
     return _IPYTHON_SYNTAX.search(source) is not None
 
 
+def _python_argument(match: re.Match[str]) -> str:
+    words = match.group("rest").split(" ")
+    takes_value = _OPTIONS_WITH_VALUES.get(match.group("magic"), set())
+    while words and words[0].startswith("-"):
+        option = words.pop(0)
+        if option in takes_value and words:
+            words.pop(0)
+    return match.group("indent") + " ".join(words)
+
+
 def _code_of(source: str, transform: Callable[[str], str] | None, read: Callable[[str], _Read]) -> _Read | None:
     """``read`` (a parse) of the Python a cell runs, or None when it reads as none."""
     if _cell_magic(source) is not None:
         source = source.lstrip().partition("\n")[2]  # a Python cell magic: its body is the code
+    if "%" in source:
+        source = _PYTHON_LINE_MAGIC.sub(_python_argument, source)
     # IPython's magics, shell escapes and help (``%time``, ``!ls``, ``df?``) are read as the kernel
     # runs them; a cell without any is plain Python (parsed once, not tried twice).
     ipython = transform is not None and _has_ipython_syntax(source)

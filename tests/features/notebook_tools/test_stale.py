@@ -197,3 +197,16 @@ def test_the_order_of_reads_and_binds_still_counts_when_hundreds_of_names_change
         "cell 2 `c2` reads df (df from cell 1)",
         "cell 4 `c4` reads name_8",
     ]
+
+
+def test_python_line_magics_are_read_as_the_code_they_run_with_the_kernels_own_transform():
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    transform = TransformerManager().transform_cell  # what the kernel runs: the magic's argument becomes a string
+    assert cell_names("%time total = df.sum()", transform).reads == {"df"}
+    assert cell_names("%time total = df.sum()", transform).binds == {"total"}
+    assert cell_names("%timeit -n 10 -r 3 df.mean()", transform).reads == {"df"}
+    assert cell_names("for i in range(3):\n    %time part = df[i]", transform).reads >= {"df"}
+    assert cell_names("%prun -s cumulative fit(df)", transform).reads == {"fit", "df"}
+    assert {"plot", "df"} <= cell_names("%matplotlib inline\nplot(df)", transform).reads  # other magics: as the kernel reads them
+    assert stale_indexes(["df = load()", "%time total = df.sum()", "other = 1"], {"df"}, transform) == [1]
