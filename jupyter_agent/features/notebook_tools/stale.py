@@ -40,6 +40,7 @@ PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 _CACHED_SOURCES = 4096  # parsed cells kept: a big notebook, edited, still hits the cache
 _Read = TypeVar("_Read")
 _Value = TypeVar("_Value")
+_Key = TypeVar("_Key")
 _IPYTHON_SYNTAX = re.compile(r"(?m)^\s*[%!]|\?\s*$|=\s*!")
 # Line magics whose argument is Python run as it is (``%time total = df.sum()``): the kernel's
 # transform makes that argument a string, so it is read as the code it is, options skipped.
@@ -184,30 +185,34 @@ def _words_of(source: str) -> frozenset[str]:
 
 def cell_names(source: str, transform: Callable[[str], str] | None = None) -> CellNames:
     """What a cell's code reads and binds (an unparsable cell reads and binds nothing)."""
-    found = _NAMES.get(source)
+    found = _NAMES.get((source, transform))
     if found is None:
-        found = _remember(_NAMES, source, _parse_names(source, transform))
+        found = _remember(_NAMES, (source, transform), _parse_names(source, transform))
     return found
 
 
 def cell_scope(source: str, transform: Callable[[str], str] | None = None) -> CellScope:
     """What a cell reads and binds by its symbol table (no order: see ``CellScope``)."""
-    found = _SCOPES.get(source)
+    found = _SCOPES.get((source, transform))
     if found is None:
-        found = _remember(_SCOPES, source, _symbol_scope(source, transform))
+        found = _remember(_SCOPES, (source, transform), _symbol_scope(source, transform))
     return found
 
 
-def _remember(cache: dict[str, _Value], source: str, value: _Value) -> _Value:
-    """``value`` kept as ``cache[source]``; the oldest source leaves a full cache."""
+# A cell's answer depends on the transform it was read with (IPython syntax reads as nothing without one).
+_SourceKey = tuple[str, Callable[[str], str] | None]
+
+
+def _remember(cache: dict[_Key, _Value], key: _Key, value: _Value) -> _Value:
+    """``value`` kept as ``cache[key]``; the oldest source leaves a full cache."""
     if len(cache) >= _CACHED_SOURCES:
         cache.pop(next(iter(cache)))
-    cache[source] = value
+    cache[key] = value
     return value
 
 
-_NAMES: dict[str, CellNames] = {}
-_SCOPES: dict[str, CellScope] = {}
+_NAMES: dict[_SourceKey, CellNames] = {}
+_SCOPES: dict[_SourceKey, CellScope] = {}
 _WORDS: dict[str, frozenset[str]] = {}
 
 

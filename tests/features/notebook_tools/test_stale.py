@@ -210,3 +210,11 @@ def test_python_line_magics_are_read_as_the_code_they_run_with_the_kernels_own_t
     assert cell_names("%prun -s cumulative fit(df)", transform).reads == {"fit", "df"}
     assert {"plot", "df"} <= cell_names("%matplotlib inline\nplot(df)", transform).reads  # other magics: as the kernel reads them
     assert stale_indexes(["df = load()", "%time total = df.sum()", "other = 1"], {"df"}, transform) == [1]
+
+
+def test_a_cell_read_without_a_transform_is_read_again_with_one():
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    source = "files = !ls\nsummary = [files, df]"
+    assert cell_names(source).reads == frozenset()  # not Python without IPython's transform
+    assert "df" in cell_names(source, TransformerManager().transform_cell).reads
