@@ -60,15 +60,20 @@ def test_loading_imports_nothing_heavy():
         "new = set(sys.modules) - before\n"
         "print(sorted(m for m in new if m.split('.')[0] in ('litellm', 'ipywidgets', 'openai', 'pandas')))\n"
     )
+    assert last_line_printed(code, model="demo") == "[]"
+
+
+def last_line_printed(code: str, model: str) -> str:
+    """The last line ``code`` prints in a fresh interpreter, with ``model`` as JUPYTER_AGENT_MODEL."""
     done = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
         timeout=60,
-        env={"JUPYTER_AGENT_MODEL": "demo", "PATH": "/usr/bin:/bin"},
+        env={"JUPYTER_AGENT_MODEL": model, "PATH": "/usr/bin:/bin"},
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    return done.stdout.strip().splitlines()[-1]
 
 
 LOAD_IN_A_KERNEL_LOOP = """
@@ -87,15 +92,7 @@ asyncio.run(load())
 def test_loading_in_a_kernel_imports_none_of_a_turns_modules_nor_pydantic():
     # %load_ext must take well under 0.1 s: the models, the runtime and the turn's modules are
     # the warm-up's to import, in the background, after the cell.
-    done = subprocess.run(
-        [sys.executable, "-c", LOAD_IN_A_KERNEL_LOOP],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={"JUPYTER_AGENT_MODEL": "", "PATH": "/usr/bin:/bin"},
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert last_line_printed(LOAD_IN_A_KERNEL_LOOP, model="") == "[]"
 
 
 def test_a_bodiless_agent_cell_reaches_the_magic_even_without_autoawait():
