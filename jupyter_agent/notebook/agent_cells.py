@@ -15,12 +15,13 @@ import secrets
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.session.cells import Continuation, DocumentCell, plan_continuation, prompt_digest
 from jupyter_agent.session.records import CellRef
 
 if TYPE_CHECKING:
+    from jupyter_agent.loop import AgentTool
     from jupyter_agent.model import Model
     from jupyter_agent.notebook.runner import Turn
     from jupyter_agent.session import SessionStore
@@ -53,8 +54,9 @@ def cell_ref(cell_id: str | None, position: int, prompt: str, execution_count: i
     )
 
 
-def cell_turn(shell: Any, prompt: str, cell_id: str | None, headless_run: bool, notebook: Path | None) -> CellTurn | None:
-    """The cell now executing, which runs an agent turn with ``prompt`` (called from the magic).
+def cell_turn(shell: object, prompt: str, cell_id: str | None, headless_run: bool, notebook: Path | None) -> CellTurn | None:
+    """The cell now executing, which runs an agent turn with ``prompt`` (called from the magic);
+    ``shell``: the kernel's IPython shell (its execution count, its kernel's comm to the live notebook).
 
     None for a turn the side panel asked for (its own renderer): it comes from no cell, so it is
     always added after the newest turn."""
@@ -72,7 +74,7 @@ def agent_prompt(source: str) -> str | None:
     return body.strip() if first.split(" ", 1)[0] == AGENT_CELL else None
 
 
-def document_cells(cells: Sequence[Mapping[str, Any]]) -> list[DocumentCell]:
+def document_cells(cells: Sequence[Mapping[str, object]]) -> list[DocumentCell]:
     """Every cell of a notebook in order (nbformat or the live document's cells), agent cells with their prompt."""
     found = []
     for cell in cells:
@@ -98,7 +100,7 @@ def saved_document(notebook: Path | None) -> list[DocumentCell] | None:
     return document_cells(cells) if cells else None
 
 
-async def read_document(shell: Any, notebook: Path | None) -> list[DocumentCell] | None:
+async def read_document(shell: object, notebook: Path | None) -> list[DocumentCell] | None:
     """The notebook's cells as the user sees them: the live document (the lab extension), else the saved file."""
     from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
 
@@ -155,7 +157,12 @@ async def place_cell_turn(turn: Turn) -> Placement | None:
 
 
 async def start_cell_turn(
-    turn: Turn, placement: Placement | None, options: dict[str, Any], system: str, tools: Sequence[Any], lead: str = ""
+    turn: Turn,
+    placement: Placement | None,
+    options: Mapping[str, object],
+    system: str,
+    tools: Sequence[AgentTool],
+    lead: str = "",
 ) -> None:
     """Records the turn's request (``options``: its non-secret settings) where ``place_cell_turn``
     put it and says what it continues: every request carries ``system`` and ``tools`` too.

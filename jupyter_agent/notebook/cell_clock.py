@@ -13,7 +13,10 @@ it runs unasked until it has run once here.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 
 class CellClock:
@@ -42,11 +45,11 @@ class CellClock:
         """How long the cell's last run took; None: it has not run since the extension was loaded."""
         return self.last.get(cell_id)
 
-    def install(self, shell: Any) -> None:
+    def install(self, shell: InteractiveShell) -> None:
         shell.events.register("pre_run_cell", self.started)
         shell.events.register("post_run_cell", self.ended)
 
-    def remove(self, shell: Any) -> None:
+    def remove(self, shell: InteractiveShell) -> None:
         for event, callback in (("pre_run_cell", self.started), ("post_run_cell", self.ended)):
             try:
                 shell.events.unregister(event, callback)
@@ -57,7 +60,7 @@ class CellClock:
 _CLOCKS: dict[int, CellClock] = {}  # id(shell) -> its clock
 
 
-def cell_clock(shell: Any) -> CellClock:
+def cell_clock(shell: InteractiveShell) -> CellClock:
     """The clock of ``shell``'s cells, installed on first use (``%load_ext`` installs it)."""
     clock = _CLOCKS.get(id(shell))
     if clock is None:
@@ -67,7 +70,7 @@ def cell_clock(shell: Any) -> CellClock:
     return clock
 
 
-def remove_cell_clock(shell: Any) -> None:
+def remove_cell_clock(shell: InteractiveShell) -> None:
     clock = _CLOCKS.pop(id(shell), None)
     if clock is not None:
         clock.remove(shell)

@@ -12,12 +12,14 @@ a request and its answer in the session, so ``%agent history`` and later turns k
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from jupyter_agent.features.cell_edit import MAX_STEPS, SYSTEM_PROMPT, demo_edit, edit_prompt, proposed_source
 from jupyter_agent.notebook.comm import protocol as p
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
     from jupyter_agent.features.frontend import CellJson
     from jupyter_agent.notebook.config import AgentConfig
     from jupyter_agent.notebook.session_manager import AgentSession, SessionManager
@@ -31,7 +33,7 @@ CANCELLED = "The edit was cancelled."
 class CellEdits:
     """The kernel's "Edit with Agent" runs (the comm handler's ``edit_cell`` and ``edit_decision``)."""
 
-    def __init__(self, shell: Any, sessions: SessionManager, config: Callable[[], AgentConfig]) -> None:
+    def __init__(self, shell: InteractiveShell | None, sessions: SessionManager, config: Callable[[], AgentConfig]) -> None:
         self.shell = shell
         self.sessions = sessions
         self._config = config

@@ -18,12 +18,14 @@ of it to the completion thread, where the model is resolved and streams.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from jupyter_agent.features.completion import CompletionModel, CompletionRequest, CompletionService, CompletionUpdate
 from jupyter_agent.notebook.comm import protocol as p
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
     from jupyter_agent.model import Model, StreamFn
     from jupyter_agent.notebook.config import AgentConfig
     from jupyter_agent.notebook.session_manager import SessionManager
@@ -36,11 +38,11 @@ NOT_INTERACTIVE = "inline completions need an interactive notebook frontend"
 class NotebookCompletions:
     """The kernel's completions for the lab extension (the comm handler's ``complete``)."""
 
-    def __init__(self, shell: Any, sessions: SessionManager, config: Callable[[], AgentConfig]) -> None:
+    def __init__(self, shell: InteractiveShell | None, sessions: SessionManager, config: Callable[[], AgentConfig]) -> None:
         self.shell = shell
         self.sessions = sessions
         self._config = config
-        self._resolved: dict[tuple[Any, ...], CompletionModel] = {}
+        self._resolved: dict[tuple[str | None, ...], CompletionModel] = {}  # by the settings that chose it
         self._cell_running = False
         self.service = CompletionService(
             getattr(shell, "user_ns", None) or {},

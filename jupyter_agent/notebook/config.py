@@ -16,7 +16,7 @@ import argparse
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any, Callable, Literal, Mapping, get_args, get_origin
+from typing import Annotated, Callable, Literal, Mapping, TypedDict, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from pydantic.fields import FieldInfo
@@ -105,9 +105,10 @@ class AgentConfig(TurnSettings, KernelSettings):
     _from_env: frozenset[str] = PrivateAttr(default=frozenset())  # settings their environment variable gave
 
     @classmethod
-    def from_magics(cls, magics: Any, env: Mapping[str, str] | None = None) -> AgentConfig:
+    def from_magics(cls, magics: object, env: Mapping[str, str] | None = None) -> AgentConfig:
+        """``magics``: what holds the traitlets (``AgentMagics``), read by name."""
         env = os.environ if env is None else env
-        values: dict[str, Any] = {}
+        values: dict[str, object] = {}
         unset, problems, from_env = set(), {}, set()
         for name, info, setting in settings_declared():
             if not setting.traitlet or not hasattr(magics, name):
@@ -122,7 +123,7 @@ class AgentConfig(TurnSettings, KernelSettings):
                     continue
                 from_env.add(name)
             values[name] = value
-        config = cls(**values)
+        config = cls.model_validate(values)
         config._unset, config._problems, config._from_env = frozenset(unset), problems, frozenset(from_env)
         # The key is redacted wherever it shows, whichever model runs: a saved output, the outline's
         # `%config AgentMagics.api_key = …` line of the kernel's history.
@@ -133,7 +134,7 @@ class AgentConfig(TurnSettings, KernelSettings):
         """Who gave setting ``name`` its value: ``%config`` (or its default), or its environment variable."""
         return "environment" if name in self._from_env else "configuration"
 
-    def turn(self, given: Mapping[str, Any] | None = None) -> TurnSettings:
+    def turn(self, given: Mapping[str, object] | None = None) -> TurnSettings:
         """A turn's settings: ``given`` (a cell's options; None: not given) over these.
 
         Raises ``ValueError`` for an invalid environment variable the turn falls back on.
@@ -164,26 +165,58 @@ class AgentConfig(TurnSettings, KernelSettings):
         return "\n".join(lines)
 
 
-def _unset_value(info: FieldInfo, setting: Setting) -> Any:
+def _unset_value(info: FieldInfo, setting: Setting) -> object:
     default = default_of(info) if setting.unset is DEFAULT else setting.unset
     return list(default) if isinstance(default, tuple) else default  # a List traitlet holds a list
 
 
-def table() -> dict[str, Any]:
+TraitKind = Literal["Enum", "Bool", "Int", "Float", "Unicode", "List", "Dict"]
+_TRAIT_KINDS: dict[object, TraitKind] = {bool: "Bool", int: "Int", float: "Float", str: "Unicode"}
+_OPTION_TYPES: dict[object, str] = {int: "int", float: "float"}  # the option types argparse is given
+
+
+class TraitEntry(TypedDict):
+    """One setting's traitlet in ``settings.json``."""
+
+    name: str
+    kind: TraitKind
+    default: object  # the traitlet's default, as JSON (a tuple becomes a list)
+    allow_none: bool
+    values: list[object] | None  # an Enum's values
+    help: str
+    env: str | None  # the environment variable read when %config leaves the setting unset
+
+
+class OptionEntry(TypedDict):
+    """One ``%%agent`` option in ``settings.json``: argparse's flags and keywords, as JSON."""
+
+    flags: list[str]
+    keywords: dict[str, object]
+
+
+class SettingsTable(TypedDict):
+    """``settings.json``."""
+
+    traits: list[TraitEntry]
+    cell_options: list[OptionEntry]
+
+
+def table() -> SettingsTable:
     """What ``AgentMagics`` is built from at ``%load_ext``, as JSON (``settings.json``): each
     setting's traitlet and the ``%%agent`` options, made from the declarations here so that loading
     the extension needs no pydantic. ``python -m jupyter_agent.notebook.config`` writes it."""
-    traits = []
+    traits: list[TraitEntry] = []
     for name, info, setting in settings_declared():
         if not setting.traitlet:
             continue
         default = default_of(info) if setting.unset is DEFAULT else setting.unset
         annotation, optional = _without_none(info.annotation)
         choices = choices_of(info, setting)
+        kind: TraitKind
         if choices is not None:
             kind = "Enum"
         elif annotation in (bool, int, float, str):
-            kind = {bool: "Bool", int: "Int", float: "Float", str: "Unicode"}[annotation]
+            kind = _TRAIT_KINDS[annotation]
         elif get_origin(annotation) in (tuple, dict):
             kind = "List" if get_origin(annotation) is tuple else "Dict"
         else:
@@ -199,20 +232,20 @@ def table() -> dict[str, Any]:
                 "env": setting.env,
             }
         )
-    options = [{"flags": list(item.flags), "keywords": _as_json(item.keywords)} for item in cell_options()]
+    options: list[OptionEntry] = [{"flags": list(item.flags), "keywords": _as_json(item.keywords)} for item in cell_options()]
     return {"traits": traits, "cell_options": options}
 
 
-def _as_json(keywords: Mapping[str, Any]) -> dict[str, Any]:
+def _as_json(keywords: Mapping[str, object]) -> dict[str, object]:
     converted = {}
     for key, value in keywords.items():
         if key == "type":
-            value = {int: "int", float: "float"}[value]  # the option types argparse is given
+            value = _OPTION_TYPES[value]
         converted[key] = list(value) if isinstance(value, tuple) else value
     return converted
 
 
-def _without_none(annotation: Any) -> tuple[Any, bool]:
+def _without_none(annotation: object) -> tuple[object, bool]:
     parts = get_args(annotation)
     if type(None) in parts and get_origin(annotation) is not Literal:
         rest = [part for part in parts if part is not type(None)]
@@ -236,7 +269,7 @@ def _with_dest(name: str, options: tuple[Option, ...]) -> tuple[Option, ...]:
     return tuple(replace(item, keywords={"dest": name, **item.keywords}) for item in options)
 
 
-def given_by(args: argparse.Namespace, **readers: Callable[[argparse.Namespace], Any]) -> dict[str, Any]:
+def given_by(args: argparse.Namespace, **readers: Callable[[argparse.Namespace], object]) -> dict[str, object]:
     """What a parsed option line sets of a turn's settings (None: not given); ``readers`` read the
     settings whose options need parsing (a list of names, two options for one setting)."""
     given = {}

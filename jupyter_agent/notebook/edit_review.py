@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from typing import TYPE_CHECKING, Any, Awaitable
+from typing import TYPE_CHECKING, Awaitable
 
 if TYPE_CHECKING:
     from jupyter_agent.notebook.comm import protocol as p
@@ -25,7 +25,8 @@ DENIED = "Denied: the cell stays as it is."
 class EditReviews:
     """The inline reviews waiting for a decision; ``review`` is the sessions' approval reviewer."""
 
-    def __init__(self, shell: Any) -> None:
+    def __init__(self, shell: object) -> None:
+        """``shell``: the kernel's IPython shell, whose comm target reaches the cells."""
         self.shell = shell
         self._pending: dict[str, asyncio.Future[Decision]] = {}
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import linecache
 import sys
 import traceback
-from types import TracebackType
-from typing import Any
+from collections.abc import Iterator, Mapping
+from types import FrameType, TracebackType
 
 from jupyter_agent.tools.data_policy import DataPolicy
 
@@ -27,8 +27,10 @@ VALUE_CHARS = 120
 TRACEBACK_CHARS = 4_000
 
 
-def fix_prompt(shell: Any, policy: DataPolicy, request: str = "") -> str:
-    """The request of a fix turn; ``LookupError(NO_ERROR)`` when nothing failed."""
+def fix_prompt(shell: object, policy: DataPolicy, request: str = "") -> str:
+    """The request of a fix turn; ``LookupError(NO_ERROR)`` when nothing failed.
+
+    ``shell``: the kernel's IPython shell, whose compiler named each cell's code (None: no cell is found)."""
     error = getattr(sys, "last_value", None)
     tb = getattr(sys, "last_traceback", None)
     if error is None:
@@ -62,7 +64,7 @@ def typed_request(prompt: str) -> str | None:
     return f"%agent fix {last[len(USER_ADDS) :]}" if last.startswith(USER_ADDS) else "%agent fix"
 
 
-def _error_parts(shell: Any, error: BaseException, tb: TracebackType | None, policy: DataPolicy) -> list[str]:
+def _error_parts(shell: object, error: BaseException, tb: TracebackType | None, policy: DataPolicy) -> list[str]:
     """The exception and its traceback as the data policy allows (the message may hold values)."""
     from jupyter_agent.runtime.privacy import sample_text
     from jupyter_agent.tools.disclosure import cell_names, frames_of, traceback_structure
@@ -89,7 +91,7 @@ def _message(error: BaseException) -> str:
         return ""
 
 
-def describe_locals(variables: dict[str, Any], policy: DataPolicy) -> str:
+def describe_locals(variables: Mapping[str, object], policy: DataPolicy) -> str:
     from jupyter_agent.tools.objects import safe_repr, value_header
 
     names = [name for name in variables if not name.startswith("__")]
@@ -105,13 +107,13 @@ def describe_locals(variables: dict[str, Any], policy: DataPolicy) -> str:
     return "\n".join(lines) or "(none)"
 
 
-def _frames(tb: TracebackType | None) -> Any:
+def _frames(tb: TracebackType | None) -> Iterator[FrameType]:
     while tb is not None:
         yield tb.tb_frame
         tb = tb.tb_next
 
 
-def _failing_cell(shell: Any, frames: list[Any]) -> tuple[str | None, int | None]:
+def _failing_cell(shell: object, frames: list[FrameType]) -> tuple[str | None, int | None]:
     """The source and execution count of the outermost frame that runs in a cell's code."""
     names = getattr(getattr(shell, "compile", None), "_filename_map", {}) or {}
     for frame in frames:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Literal, Mapping, Protocol
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -21,9 +21,17 @@ if TYPE_CHECKING:
     from jupyter_agent.notebook.renderer import Renderer
 
 Mode = Literal["panel", "static", "terminal"]
+
+
+class RendererFactory(Protocol):
+    """Makes a turn's renderer from what ``make_renderer`` is told of the turn."""
+
+    def __call__(self, *, model_label: str, session: str, context_window: int | None, demo: bool) -> Renderer: ...
+
+
 # A surface other than the cell may make a turn's renderer (the lab extension's side panel sets it
 # around the turn's start): it gets make_renderer's keywords, and show() leaves it to that surface.
-renderer_override: ContextVar[Callable[..., Any] | None] = ContextVar("renderer_override", default=None)
+renderer_override: ContextVar[RendererFactory | None] = ContextVar("renderer_override", default=None)
 
 
 def frontend_mode(shell: InteractiveShell | None, env: Mapping[str, str] | None = None) -> Mode:
@@ -59,8 +67,7 @@ def wait_option(tokens: list[str]) -> bool | None:
 def make_renderer(mode: Mode, *, model_label: str, session: str, context_window: int | None, demo: bool) -> Renderer:
     override = renderer_override.get()
     if override is not None:
-        made: Renderer = override(model_label=model_label, session=session, context_window=context_window, demo=demo)
-        return made
+        return override(model_label=model_label, session=session, context_window=context_window, demo=demo)
     if mode == "panel":
         from jupyter_agent.notebook.panel.panel import AgentPanel
 

@@ -12,15 +12,18 @@ from __future__ import annotations
 import contextvars
 import threading
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 LIVE_INTERVAL = 0.25  # seconds between two pushes: live to a reader, a handful of comm messages
 
 
 class LiveCode:
-    """``python_tool``'s ``live`` hook for the renderer ``renderer()`` returns when the code starts."""
+    """``python_tool``'s ``live`` hook for the renderer ``renderer()`` returns when the code starts.
 
-    def __init__(self, renderer: Callable[[], Any]) -> None:
+    The renderer is duck-typed: one with ``live_output(text)`` (and ``tick()``, the clock) shows the
+    output as it comes, ``before_blocking()`` (awaited) prepares for the loop to block."""
+
+    def __init__(self, renderer: Callable[[], object]) -> None:
         self._renderer = renderer
 
     async def before_blocking(self) -> None:
@@ -32,9 +35,11 @@ class LiveCode:
     @contextmanager
     def __call__(self) -> Iterator[Callable[[str], None] | None]:
         renderer = self._renderer()
-        if renderer is None or not hasattr(renderer, "live_output"):
+        live_output = getattr(renderer, "live_output", None)
+        if renderer is None or live_output is None:
             yield None  # plain displays and the terminal show the result when it comes
             return
+        tick = getattr(renderer, "tick", None)
         pending: list[str] = []
         lock = threading.Lock()
         stop = threading.Event()
@@ -49,9 +54,9 @@ class LiveCode:
                 pending.clear()
             try:
                 if text:
-                    renderer.live_output(text)
-                else:
-                    renderer.tick()
+                    live_output(text)
+                elif tick is not None:
+                    tick()
             except Exception:  # noqa: BLE001 - a display failure must not disturb the user's code
                 pass
 

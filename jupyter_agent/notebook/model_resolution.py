@@ -11,10 +11,11 @@ import json
 import os
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Mapping
+from typing import Awaitable, Callable, Mapping
 
 from jupyter_agent.errors import UserFacingError
 from jupyter_agent.features.feature import ResolvedModel
+from jupyter_agent.messages import JsonValue
 from jupyter_agent.model import AssistantMessageEventStream, Context, Model, StreamFn, StreamOptions
 from jupyter_agent.model.secrets import remember_secret
 from jupyter_agent.model.types import ModelInputMetadata
@@ -142,7 +143,7 @@ def with_credentials(
     api_key: str | None,
     api_base: str | None,
     idle_timeout: float | None = None,
-    request_fields: Mapping[str, Any] | None = None,
+    request_fields: Mapping[str, JsonValue] | None = None,
 ) -> StreamFn:
     """A stream function that adds the configured key, base URL and idle timeout to every request,
     and ``request_fields`` (a proxy's ``user`` and metadata) unless the caller's options set them."""
@@ -179,7 +180,7 @@ def resolve(
     api_key: str | None = None,
     api_base: str | None = None,
     idle_timeout: float | None = None,
-    request_fields: Mapping[str, Any] | None = None,
+    request_fields: Mapping[str, JsonValue] | None = None,
 ) -> ResolvedModel:
     """Builds the model and stream function; may import litellm (call it off the event loop)."""
     if choice.is_demo:

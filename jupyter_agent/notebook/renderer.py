@@ -11,7 +11,7 @@ whole surface (the ``_conforms`` functions below).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Union
+from typing import TYPE_CHECKING, Callable, Protocol, Union
 
 from jupyter_agent.features.feature import FeatureEvent
 from jupyter_agent.runtime.events import RunEvent
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from jupyter_agent.notebook.panel.panel import AgentPanel
     from jupyter_agent.notebook.panel.static_render import StaticRenderer
     from jupyter_agent.notebook.panel.text_renderer import TextRenderer
-    from jupyter_agent.notebook.views import Views
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision
 
 # What a renderer hears: the run's events and what the turn's features show.
@@ -55,6 +54,13 @@ class Renderer(Protocol):
     def set_model(self, label: str, context_window: int | None) -> None: ...
 
 
+class FeatureEventViews(Protocol):
+    """What the router uses of a renderer's ``views.Views``."""
+
+    def handle(self, event: FeatureEvent) -> bool:
+        """Passes ``event`` to the views registered for its type; False when there are none."""
+
+
 class EventRouter:
     """``handle(event)`` for a renderer: a run event goes to its ``_dispatch`` (which matches
     ``event.type``), a feature's to the views registered for its type (``self.views``).
@@ -63,7 +69,7 @@ class EventRouter:
     Event types a renderer does not show are ignored.
     """
 
-    views: Views[Any]
+    views: FeatureEventViews
 
     def show_error(self, text: str) -> None:  # pragma: no cover - every renderer defines it
         raise NotImplementedError

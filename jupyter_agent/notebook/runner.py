@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import TYPE_CHECKING, Callable, Literal
 
-from jupyter_agent.features.feature import FeatureEvent, ResolvedModel, RunPlan, TurnContext
+from jupyter_agent.features.feature import FeatureEvent, KernelShell, ResolvedModel, RunPlan, TurnContext
 from jupyter_agent.features.settings import TurnSettings
 from jupyter_agent.messages import Message, with_turn_context
 from jupyter_agent.notebook.agent_cells import place_cell_turn, start_cell_turn
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from jupyter_agent.notebook.agent_cells import CellTurn
     from jupyter_agent.notebook.model_resolution import ModelChoice
     from jupyter_agent.notebook.session_manager import AgentSession
+    from jupyter_agent.notebook.toolset import RunControlFields
     from jupyter_agent.runtime import AgentRun, RunResult
     from jupyter_agent.runtime.permissions import ApprovalRequest, Decision, Prompt
 
@@ -82,10 +83,10 @@ class TurnRequest:
     # Told when the turn starts running and when it ends: (turn) and (turn, status, steps).
     on_started: Callable[[Turn], None] | None = None
     on_finished: Callable[[Turn, str, int], None] | None = None
-    shell: Any = None  # the kernel's shell (the features' namespace); None: no kernel
+    shell: KernelShell | None = None  # the kernel's shell (the features' namespace); None: no kernel
     frontend: NotebookFrontend | None = None  # the live notebook document (the lab extension's comm)
     cell_waits: bool = False  # the cell blocks until the turn ends: the kernel runs no other cell meanwhile
-    run_control: dict[str, Any] | None = None  # notebook_run's guards (``toolset.run_control``): cell clock, limit, stale cells
+    run_control: RunControlFields | None = None  # notebook_run's guards (``toolset.run_control``): cell clock, limit, stale cells
 
 
 @dataclass(eq=False)  # identity semantics: a turn is a key of the interrupt router

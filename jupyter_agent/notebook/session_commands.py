@@ -9,19 +9,26 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import datetime
-from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 
-from jupyter_agent.messages import without_turn_context
+from jupyter_agent.messages import (
+    AssistantMessage,
+    Message,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    without_turn_context,
+)
 from jupyter_agent.notebook.panel.markdown import safe_markdown, unclosed_fence
 from jupyter_agent.notebook.panel.transcript_document import fenced
 from jupyter_agent.notebook.report import Report
 from jupyter_agent.notebook.subcommand_parser import arg
 
 if TYPE_CHECKING:
-    from jupyter_agent.messages import ImageContent, TextContent
+    from jupyter_agent.messages import ImageContent
     from jupyter_agent.notebook.magics import AgentMagics
     from jupyter_agent.session.branches import BranchInfo
 
@@ -108,23 +115,27 @@ def history_command(magics: AgentMagics, args: argparse.Namespace) -> Report:
     return Report("\n\n".join(markdown), "\n".join(text))
 
 
-def _history_entry(message: Any) -> tuple[str, str]:
-    if message.role == "tool_result":
+def _history_entry(message: Message) -> tuple[str, str]:
+    if isinstance(message, ToolResultMessage):
         body = _clip(_blocks_text(message.content), HISTORY_LINES)
         mark = "✗" if message.is_error else "✓"
         return (
             f"{mark} `{message.tool_name}` result:\n\n{fenced(body, 'text')}",
             f"  {mark} {message.tool_name}: {' '.join(body.split())[:200]}",
         )
-    who = "You" if message.role == "user" else "Agent"
-    content = message.content if not isinstance(message.content, str) else [SimpleNamespace(type="text", text=message.content)]
-    if message.role == "user":
-        content = [SimpleNamespace(type="text", text=without_turn_context(b.text)) if b.type == "text" else b for b in content]
-    parts = [block.text for block in content if getattr(block, "type", "") == "text" and block.text.strip()]
-    calls = [block for block in content if getattr(block, "type", "") == "tool_call"]
+    who = "You" if isinstance(message, UserMessage) else "Agent"
+    texts: list[str]
+    calls: list[ToolCall]
+    if isinstance(message, UserMessage):
+        content = message.content
+        written = [content] if isinstance(content, str) else [block.text for block in content if isinstance(block, TextContent)]
+        texts, calls = [without_turn_context(text) for text in written], []
+    else:
+        texts, calls = [block.text for block in message.content if isinstance(block, TextContent)], message.tool_calls
+    parts = [text for text in texts if text.strip()]
     said = _clip("\n\n".join(parts), HISTORY_LINES, markdown=True) if parts else ""
     # The model's Markdown with its raw HTML and images made inert: the listing is kept in the notebook.
-    md = f"**{who}:** {safe_markdown(said) if message.role == 'assistant' else said}".rstrip()
+    md = f"**{who}:** {safe_markdown(said) if isinstance(message, AssistantMessage) else said}".rstrip()
     plain = f"{who}: {' '.join(said.split())[:HISTORY_CHARS]}".rstrip()
     for call in calls:
         arguments = _clip(_call_text(call.arguments), 4)

@@ -13,11 +13,14 @@ for the side panel to keep. No cell is added or written to.
 from __future__ import annotations
 
 import shlex
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from jupyter_agent.notebook import frontend
 from jupyter_agent.notebook.comm import protocol as p
 from jupyter_agent.notebook.panel.panel import AgentPanel
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 DEFAULT_SESSION = "chat"
 
@@ -27,8 +30,16 @@ class SidePanelRenderer(AgentPanel):
 
     shown_elsewhere = True  # frontend.show() displays nothing in the cell
 
-    def __init__(self, *, on_finished: Callable[[list[dict[str, str]]], None], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(
+        self,
+        *,
+        on_finished: Callable[[list[dict[str, str]]], None],
+        model_label: str,
+        session: str,
+        context_window: int | None = None,
+        demo: bool = False,
+    ) -> None:
+        super().__init__(model_label=model_label, session=session, context_window=context_window, demo=demo)
         self._on_finished = on_finished
 
     def finish(self) -> None:
@@ -38,28 +49,34 @@ class SidePanelRenderer(AgentPanel):
         self.close()
 
 
-def start_side_turn(shell: Any, request: p.ChatRequest, send: Callable[[p.ProtocolMessage], None]) -> p.ChatStarted:
+def start_side_turn(
+    shell: InteractiveShell | None, request: p.ChatRequest, send: Callable[[p.ProtocolMessage], None]
+) -> p.ChatStarted:
     """Starts the turn ``request`` asks for; its ``chat_finished`` goes to ``send`` when it ends.
 
     Raises what ``%%agent`` would (a ``UsageError`` for bad options): the side panel shows it.
     """
+    if shell is None:
+        raise RuntimeError("the side panel's turns run in a kernel, and this bridge has no shell")
     magics = shell.find_line_magic("agent").__self__
-    session = request.session or DEFAULT_SESSION
+    chat_session = request.session or DEFAULT_SESSION
     made: list[SidePanelRenderer] = []
 
-    def make(**keywords: Any) -> SidePanelRenderer:
+    def make(*, model_label: str, session: str, context_window: int | None, demo: bool) -> SidePanelRenderer:
         def finished(bundles: list[dict[str, str]]) -> None:
-            send(p.ChatFinished(request_id=request.request_id, session=session, bundles=bundles))
+            send(p.ChatFinished(request_id=request.request_id, session=chat_session, bundles=bundles))
 
-        renderer = SidePanelRenderer(on_finished=finished, **keywords)
+        renderer = SidePanelRenderer(
+            on_finished=finished, model_label=model_label, session=session, context_window=context_window, demo=demo
+        )
         made.append(renderer)
         return renderer
 
     token = frontend.renderer_override.set(make)
     try:
-        magics.start_turn(f"-s {shlex.quote(session)}", request.prompt)
+        magics.start_turn(f"-s {shlex.quote(chat_session)}", request.prompt)
     finally:
         frontend.renderer_override.reset(token)
     if not made:
         raise RuntimeError("the turn did not start")
-    return p.ChatStarted(request_id=request.request_id, session=session, model_id=made[0].widget.model_id)
+    return p.ChatStarted(request_id=request.request_id, session=chat_session, model_id=made[0].widget.model_id)

@@ -6,12 +6,13 @@ here; ``--tools`` picks among both (``ALL_TOOLS``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence, TypedDict
 
 from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.features.registry import FEATURES, selectable_tools
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
     from pathlib import Path
 
     from IPython.core.interactiveshell import InteractiveShell
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from jupyter_agent.features.feature import Feature, FeatureEvent, ResolvedModel
     from jupyter_agent.features.settings import TurnSettings
     from jupyter_agent.loop import AgentTool
+    from jupyter_agent.notebook.interrupt import TimeLimitState
     from jupyter_agent.notebook.session_manager import AgentSession
     from jupyter_agent.runtime.permissions import Prompt
     from jupyter_agent.runtime.privacy import PrivacyGate
@@ -71,7 +73,7 @@ def parse_tool_list(text: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def build_tools(
-    shell: InteractiveShell,
+    shell: InteractiveShell | None,  # None: no kernel (the kernel tools fail when called)
     session: AgentSession,
     *,
     selected: Sequence[str] = (),
@@ -79,7 +81,7 @@ def build_tools(
     bash_timeout: float = 120.0,
     python_timeout: float | None = None,  # AgentMagics.python_timeout (notebook_run's cells too); None: no limit
     current_step: Callable[[], int] = lambda: 0,
-    live_renderer: Callable[[], Any] | None = None,
+    live_renderer: Callable[[], object] | None = None,
 ) -> list[AgentTool]:
     """Kernel and coding tools, in that order, restricted to ``selected`` when given.
 
@@ -124,7 +126,7 @@ def build_tools(
 
 def with_feature_tools(
     tools: Sequence[AgentTool],
-    shell: Any,
+    shell: InteractiveShell,
     session: AgentSession,
     settings: TurnSettings,
     *,
@@ -133,7 +135,7 @@ def with_feature_tools(
     emit: Callable[[FeatureEvent], None] = lambda event: None,
     note: Callable[[str], None] = lambda text: None,
     ask: Prompt | None = None,
-    run_control: dict[str, Any] | None = None,
+    run_control: RunControlFields | None = None,
 ) -> list[AgentTool]:
     """``tools`` and what the enabled ``features`` offer when they open, each wrapped by them, outside
     a turn (``%agent serve``, ``%agent preview``): nothing is started, so a feature whose tools come
@@ -161,7 +163,21 @@ def with_feature_tools(
     return TurnFeatures.open(features, context, tools).tools()
 
 
-def run_control(shell: Any, session: AgentSession, timeout: float | None, ask_slow_cells: float | None) -> dict[str, Any]:
+class RunControlFields(TypedDict):
+    """The fields of the notebook tools' ``RunControl`` (``features/notebook_tools/running.py``),
+    which the notebook layer fills and the feature makes into one."""
+
+    cell_seconds: Callable[[str], float | None]
+    ask_slow_cells: float | None
+    timeout: float | None
+    limit: Callable[[str, float], AbstractContextManager[TimeLimitState]]
+    stale: list[object]  # the feature's StaleCell entries: kept here, across the session's turns
+    transform: Callable[[str], str] | None
+
+
+def run_control(
+    shell: InteractiveShell, session: AgentSession, timeout: float | None, ask_slow_cells: float | None
+) -> RunControlFields:
     """notebook_run's guards: the kernel's cell clock and its ■ for a cell at its limit; the session's
     stale cells. The notebook tools' ``RunControl`` fields (the feature makes it; the notebook layer
     reaches features through the registry only)."""
@@ -170,11 +186,11 @@ def run_control(shell: Any, session: AgentSession, timeout: float | None, ask_sl
 
     clock, router = cell_clock(shell), interrupt_router(shell)
 
-    def limit(cell_id: str, seconds: float) -> Any:
+    def limit(cell_id: str, seconds: float) -> AbstractContextManager[TimeLimitState]:
         return router.cell_time_limit(seconds, lambda: clock.running == cell_id)
 
     transformer = getattr(getattr(shell, "input_transformer_manager", None), "transform_cell", None)
-    return dict(
+    return RunControlFields(
         cell_seconds=clock.seconds,
         ask_slow_cells=ask_slow_cells,
         timeout=timeout,
@@ -184,4 +200,4 @@ def run_control(shell: Any, session: AgentSession, timeout: float | None, ask_sl
     )
 
 
-_STALE_CELLS: dict[str, list[Any]] = {}  # session file -> the cells its python calls made stale, in order
+_STALE_CELLS: dict[str, list[object]] = {}  # session file -> the cells its python calls made stale, in order

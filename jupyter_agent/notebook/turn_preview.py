@@ -11,8 +11,9 @@ provider's prompt cache. The answer's own tokens come on top.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.notebook.report import Report
 from jupyter_agent.notebook.subcommand_parser import arg
@@ -22,9 +23,10 @@ if TYPE_CHECKING:
 
     from IPython.core.interactiveshell import InteractiveShell
 
-    from jupyter_agent.messages import Message
-    from jupyter_agent.model import Model
+    from jupyter_agent.messages import JsonObject, Message
+    from jupyter_agent.model import Model, ToolSpec
     from jupyter_agent.notebook.magics import AgentMagics
+    from jupyter_agent.notebook.model_resolution import ModelChoice
     from jupyter_agent.notebook.session_manager import AgentSession
     from jupyter_agent.tools.data_policy import DataPolicy
 
@@ -129,7 +131,7 @@ def _step_context(session: AgentSession, memory_on: bool) -> tuple[str, str]:
 _PER_MESSAGE = 3
 
 
-def _count(model: str, text: str, estimate: Any, per: int = 1) -> int:
+def _count(model: str, text: str, estimate: Callable[[], int], per: int = 1) -> int:
     """The model's tokenizer's count (litellm, once loaded), else the runtime's estimate."""
     if not text:
         return 0
@@ -139,7 +141,7 @@ def _count(model: str, text: str, estimate: Any, per: int = 1) -> int:
     return estimate() if counted is None else counted + (per - 1) * _PER_MESSAGE
 
 
-def _as_sent(specs: list[Any]) -> list[dict[str, Any]]:
+def _as_sent(specs: list[ToolSpec]) -> list[JsonObject]:
     """The tool definitions as an OpenAI-shaped request carries them (a provider's own rendering differs a little)."""
     return [
         {"type": "function", "function": {"name": s.name, "description": s.description, "parameters": s.parameters}}
@@ -166,7 +168,7 @@ def _text_tokens(text: str) -> int:
     return estimate_overhead(text, []) if text else 0
 
 
-def _model(choice: Any) -> Model | None:
+def _model(choice: ModelChoice) -> Model | None:
     """The model with its prices, when that needs no import the kernel has not done (litellm's price map)."""
     from jupyter_agent.model.litellm_loader import is_litellm_loaded
     from jupyter_agent.notebook.model_resolution import needs_litellm, resolve
@@ -179,7 +181,7 @@ def _model(choice: Any) -> Model | None:
         return None
 
 
-def _report(session: str, model_name: str, parts: list[Part], history: list[Any], model: Model | None) -> Report:
+def _report(session: str, model_name: str, parts: list[Part], history: list[Message], model: Model | None) -> Report:
     total = sum(part.tokens for part in parts)
     cached = sum(part.tokens for part in parts if part.cached)
     rows = ["| part | tokens | |", "|---|---:|---|"] + [f"| {p.name} | {p.tokens:,} | {p.detail} |" for p in parts]

@@ -28,7 +28,7 @@ import importlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, Protocol, TypeVar
 
 from jupyter_agent.features.feature import FeatureEvent
 
@@ -91,14 +91,16 @@ class TextSurface(Protocol):
 
 
 Surface = TypeVar("Surface")
+# A view only reads its surface, so a view of a PanelSurface is a view of some surface (``Views.of``).
+ViewSurface = TypeVar("ViewSurface", covariant=True)
 
 
-class BaseView(Generic[Surface]):
+class BaseView(Generic[ViewSurface]):
     """One renderer's view of a feature: made with the renderer's surface on the first event of
     its types, then fed every one. Override ``handle`` (and ``final_markdown``, what the static
     rendering adds once the run finished)."""
 
-    def __init__(self, surface: Surface) -> None:
+    def __init__(self, surface: ViewSurface) -> None:
         self.surface = surface
 
     def handle(self, event: FeatureEvent) -> None:  # pragma: no cover - every view defines it
@@ -140,7 +142,7 @@ def load_views() -> list[FeatureViews]:
     return _LOADED
 
 
-V = TypeVar("V", bound=BaseView[Any])
+V = TypeVar("V", bound=BaseView[object])
 
 
 class Views(Generic[Surface]):

@@ -10,8 +10,11 @@ from __future__ import annotations
 import asyncio
 import weakref
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
+from comm.base_comm import CommManager
+
+from jupyter_agent.notebook.comm.jupyter_message import JupyterMessage, jupyter_message
 from jupyter_agent.notebook.comm.materialize import last_turn_cells, materialize_fallback
 from jupyter_agent.notebook.comm.protocol import CellSpec, RunState
 from jupyter_agent.notebook.comm.sessions_view import read_history, session_file, session_summaries
@@ -79,20 +82,19 @@ def current_client(shell: object) -> str | None:
 
     Call it in the magic itself, while the cell's execute_request is the kernel's parent message.
     """
-    parent = _parent(shell)
-    session = (parent.get("header") or {}).get("session")
+    session = _parent(shell)["header"].get("session")
     return session if isinstance(session, str) and session else None
 
 
-def _parent(shell: object) -> dict[str, Any]:
+def _parent(shell: object) -> JupyterMessage:
     get_parent = getattr(getattr(shell, "kernel", None), "get_parent", None)
     if get_parent is None:
-        return {}
+        return jupyter_message({})
     try:
-        parent = get_parent() or {}
+        parent = get_parent()
     except Exception:  # noqa: BLE001 - an old or unusual kernel: no parent, no harm
-        return {}
-    return parent if isinstance(parent, dict) else {}
+        return jupyter_message({})
+    return jupyter_message(parent)
 
 
 def current_cell_id(shell: object) -> str | None:
@@ -100,7 +102,7 @@ def current_cell_id(shell: object) -> str | None:
 
     Call it in the magic itself, while the cell's execute_request is the kernel's parent message.
     """
-    cell_id = (_parent(shell).get("metadata") or {}).get("cellId")
+    cell_id = _parent(shell)["metadata"].get("cellId")
     return cell_id if isinstance(cell_id, str) else None
 
 
@@ -128,11 +130,9 @@ def materialize_last_turn(shell: object, folder: Path | None, session: str | Non
     raise LookupError("This frontend can take neither cells nor a next input; see %agent history.")
 
 
-def _comm_manager(shell: object) -> object:
-    kernel = getattr(shell, "kernel", None)
-    if kernel is None:
-        return None
-    return getattr(kernel, "comm_manager", None)
+def _comm_manager(shell: object) -> CommManager | None:
+    manager = getattr(getattr(shell, "kernel", None), "comm_manager", None)
+    return manager if isinstance(manager, CommManager) else None  # ipykernel's is one
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

@@ -8,7 +8,7 @@ one commented block per step.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 from jupyter_agent.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
 from jupyter_agent.notebook.comm.protocol import CellSpec, Provenance
@@ -73,7 +73,7 @@ def combined_source(cells: Sequence[CellSpec]) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-def materialize_fallback(shell: Any, cells: Sequence[CellSpec]) -> bool:
+def materialize_fallback(shell: object, cells: Sequence[CellSpec]) -> bool:
     """Puts all the code into the next input; False when there is nothing or the shell cannot.
 
     Works only while the shell executes a cell (the text travels in the execute reply's payload),

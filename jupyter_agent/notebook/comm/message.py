@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict
+
+from jupyter_agent.messages import JsonObject
 
 
 class ProtocolMessage(BaseModel):
@@ -14,5 +14,5 @@ class ProtocolMessage(BaseModel):
     # target, and building ~20 of them then held up the notebook's next cell by ~0.1 s.
     model_config = ConfigDict(extra="ignore", json_schema_serialization_defaults_required=True, defer_build=True)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return self.model_dump(mode="json")

@@ -10,7 +10,7 @@ still be offered as the next cell with ``set_next_input``.
 from __future__ import annotations
 
 import uuid
-from typing import Any, cast
+from typing import cast
 
 from jupyter_agent.features.frontend import CellJson, CellReply, EditOperation, FrontendError, is_cell
 from jupyter_agent.notebook.comm import protocol as p
@@ -21,7 +21,8 @@ READ_TIMEOUT = 20.0  # a busy browser answers comm messages between renders
 
 
 class CommNotebookFrontend:
-    def __init__(self, shell: Any) -> None:
+    def __init__(self, shell: object) -> None:
+        """``shell``: the kernel's IPython shell (its kernel's comm target, its ``set_next_input``)."""
         self.shell = shell
         self.addressee = Addressee(asking_frontend.get(), current_client(shell))
 

@@ -13,7 +13,7 @@ schema generated from these models (``comm/schema.py``, checked in as
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Literal, Union
 
 from pydantic import Field, TypeAdapter, ValidationError
 
@@ -88,8 +88,8 @@ class NotebookReply(ProtocolMessage):
     request_id: str
     ok: bool
     message: str = ""
-    cells: list[dict[str, Any]] | None = None  # nbformat 4 cells with ids and outputs (read)
-    cell: dict[str, Any] | None = None  # the edited, inserted, deleted or run cell
+    cells: list[dict[str, object]] | None = None  # nbformat 4 cells with ids and outputs (read)
+    cell: dict[str, object] | None = None  # the edited, inserted, deleted or run cell
     index: int | None = None  # that cell's index
 
 
@@ -233,7 +233,7 @@ class NotebookRequest(ProtocolMessage):
     type: Literal["notebook_request"] = "notebook_request"
     request_id: str
     action: Literal["read", "edit", "run"]
-    operation: dict[str, Any] | None = None
+    operation: dict[str, object] | None = None
     cell_id: str | None = None
 
 
@@ -266,7 +266,7 @@ class ProtocolError(ValueError, JupyterAgentError):
         self.request_id = request_id
 
 
-def parse_frontend_message(data: Any) -> Any:  # one of FrontendMessage's models
+def parse_frontend_message(data: object) -> FrontendMessage:
     if not isinstance(data, dict):
         raise ProtocolError(f"a message must be a JSON object, not {type(data).__name__}")
     request_id = data.get("request_id") if isinstance(data.get("request_id"), str) else None

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -46,9 +45,10 @@ _PANEL_TYPES: dict[str, object] = {
 }
 
 
-def _merge(definitions: JsonObject, schema: dict[str, Any]) -> JsonObject:
+def _merge(definitions: JsonObject, schema: JsonObject) -> JsonObject:
     """``schema`` without its ``$defs``, which join ``definitions`` (the same name must mean the same)."""
-    for name, definition in schema.pop("$defs", {}).items():
+    named = schema.pop("$defs", {})
+    for name, definition in named.items() if isinstance(named, dict) else ():
         if definitions.setdefault(name, definition) != definition:
             raise ValueError(f"{name} is defined differently in two places of one schema")
     return schema

@@ -25,11 +25,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence, TypeVarTuple
+from typing import Callable, Mapping, Protocol, Sequence, TypeVarTuple
 
-from comm.base_comm import BaseComm
+from comm.base_comm import BaseComm, CommManager
 
+from jupyter_agent.messages import JsonObject
 from jupyter_agent.notebook.comm import protocol as p
+from jupyter_agent.notebook.comm.jupyter_message import jupyter_message
 from jupyter_agent.notebook.comm.materialize import last_turn_cells
 from jupyter_agent.notebook.comm.sessions_view import read_history, session_file, session_summaries, transcript_markdown
 from jupyter_agent.notebook.threads import call_on_loop
@@ -94,12 +96,19 @@ class AgentCommHandler(Protocol):
 class _Beacon(BaseComm):
     """A comm of the target that no frontend knows: it only shows up in ``comm_info_reply``."""
 
-    def publish_msg(self, msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None, **keys: Any) -> None:
+    def publish_msg(
+        self,
+        msg_type: str,
+        data: JsonObject | None = None,
+        metadata: JsonObject | None = None,
+        buffers: list[bytes] | None = None,
+        **keys: object,
+    ) -> None:
         pass  # never announced, so nothing (not even its close) may reach a frontend
 
 
 class AgentCommTarget:
-    def __init__(self, handler: AgentCommHandler, comm_manager: Any, loop: asyncio.AbstractEventLoop | None = None):
+    def __init__(self, handler: AgentCommHandler, comm_manager: CommManager, loop: asyncio.AbstractEventLoop | None = None):
         self.handler = handler
         self.comm_manager = comm_manager
         self.frontends: dict[str, BaseComm] = {}  # comm id -> open comm
@@ -201,8 +210,9 @@ class AgentCommTarget:
 
     # -- comm callbacks ------------------------------------------------------------------------
 
-    def _on_open(self, comm: BaseComm, msg: dict[str, Any]) -> None:
-        data = msg.get("content", {}).get("data", {})
+    def _on_open(self, comm: BaseComm, msg: Mapping[str, object]) -> None:
+        opened = jupyter_message(msg)
+        data = opened["content"].get("data", {})
         try:
             hello = p.parse_frontend_message(data)
         except p.ProtocolError as error:
@@ -216,10 +226,11 @@ class AgentCommTarget:
                 f"jupyter_agent speaks {p.PROTOCOL_VERSION}: install matching versions",
             )
         self.frontends[comm.comm_id] = comm
-        self.clients[comm.comm_id] = (msg.get("header") or {}).get("session")
+        client = opened["header"].get("session")
+        self.clients[comm.comm_id] = client if isinstance(client, str) else None
 
-        def on_message(message: dict[str, Any]) -> None:  # on the thread the message arrived on (a subshell's)
-            data = message.get("content", {}).get("data")
+        def on_message(message: Mapping[str, object]) -> None:  # on the thread the message arrived on (a subshell's)
+            data = jupyter_message(message)["content"].get("data")
             if isinstance(data, dict):
                 log.debug("%s arrived %s", data.get("request_id"), data.get("type"))
                 if data.get("type") in THREAD_SAFE:
@@ -229,7 +240,7 @@ class AgentCommTarget:
 
         comm.on_msg(on_message)
 
-        def on_close(message: dict[str, Any]) -> None:
+        def on_close(message: Mapping[str, object]) -> None:
             self.frontends.pop(comm.comm_id, None)
             self.clients.pop(comm.comm_id, None)
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import ClassVar, Protocol
 
 import comm
 from comm.base_comm import BaseComm
+
+from jupyter_agent.messages import JsonObject, JsonValue
 
 # Per-message envelope on the kernel → client link (measured: ~520–540 bytes).
 WIRE_ENVELOPE_BYTES = 540
@@ -24,7 +27,7 @@ WIRE_ENVELOPE_BYTES = 540
 class Sent:
     msg_type: str
     comm_id: str
-    data: Any
+    data: JsonObject | None
     content_bytes: int
     buffer_bytes: int
     buffers: list[bytes] = field(default_factory=list)
@@ -35,15 +38,21 @@ class CommMeter:
     """Records every comm message sent by widgets created while it is active."""
 
     sent: list[Sent] = field(default_factory=list)
-    _saved: Any = None
+    _saved: Callable[..., BaseComm] | None = None
 
     def __enter__(self) -> CommMeter:
         self._saved = comm.create_comm
-        comm.create_comm = lambda *args, **kwargs: _MeteredComm(self, *args, **kwargs)
+        meter = self
+
+        class CountedComm(_MeteredComm):
+            counted_by = meter
+
+        comm.create_comm = CountedComm
         return self
 
     def __exit__(self, *exc: object) -> None:
-        comm.create_comm = self._saved
+        if self._saved is not None:
+            comm.create_comm = self._saved
 
     def reset(self) -> None:
         self.sent.clear()
@@ -63,7 +72,7 @@ class CommMeter:
     def count(self) -> Counter[str]:
         return Counter(item.msg_type for item in self.sent)
 
-    def updates_of(self, widget: Any) -> list[dict[str, Any]]:
+    def updates_of(self, widget: Widget) -> list[JsonValue]:
         """The state dicts of the update messages sent for one widget."""
         return [
             item.data["state"]
@@ -75,14 +84,29 @@ class CommMeter:
         ]
 
 
-class _MeteredComm(BaseComm):
-    def __init__(self, meter: CommMeter, *args: Any, **kwargs: Any) -> None:
-        self._meter = meter
-        super().__init__(*args, **kwargs)
+class Widget(Protocol):
+    """What the meter knows of a widget: the id its messages carry."""
 
-    def publish_msg(self, msg_type: str, data: Any = None, metadata: Any = None, buffers: Any = None, **keys: Any) -> None:
+    @property
+    def model_id(self) -> str: ...
+
+
+class _MeteredComm(BaseComm):
+    """A comm that records its messages in ``counted_by`` (each ``CommMeter`` makes a subclass that sets it:
+    the comm publishes its open from ``BaseComm.__init__``, before an instance attribute could be set)."""
+
+    counted_by: ClassVar[CommMeter]
+
+    def publish_msg(
+        self,
+        msg_type: str,
+        data: JsonObject | None = None,
+        metadata: JsonObject | None = None,
+        buffers: list[bytes] | None = None,
+        **keys: object,
+    ) -> None:
         content = {"comm_id": self.comm_id, "data": data or {}, **{k: v for k, v in keys.items() if v}}
         size = len(json.dumps(content, ensure_ascii=False, default=repr).encode("utf-8", "surrogateescape"))
         buffer_bytes = sum(memoryview(buffer).nbytes for buffer in buffers or ())
         kept = [bytes(buffer) for buffer in buffers or ()]
-        self._meter.sent.append(Sent(msg_type, self.comm_id, data, size, buffer_bytes, kept))
+        self.counted_by.sent.append(Sent(msg_type, self.comm_id, data, size, buffer_bytes, kept))

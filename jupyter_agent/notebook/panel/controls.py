@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from jupyter_agent.notebook.panel.inline import escape
 from jupyter_agent.notebook.panel.shared import HIDDEN, Shared, set_visible
@@ -25,7 +24,7 @@ AFTER_RUNNING_CALL = "will reach the agent after the running call"
 SPINNER = '<span class="ja-spinner"></span>'
 
 
-def handle_where_sent(widget: Any) -> None:
+def handle_where_sent(widget: object) -> None:
     """Lets the frontend's messages to ``widget`` run on the subshell they were sent to.
 
     ipykernel 7 hands a comm's incoming messages to the subshell its own last message went out

@@ -12,7 +12,14 @@ its nodes, and through the buttons' hooks the turn itself).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
+
+
+class FinishedPanel(Protocol):
+    """What the end of a turn uses of its panel (``AgentPanel``)."""
+
+    def static_bundles(self) -> list[dict[str, str]]: ...
+    def close(self) -> None: ...
 
 
 def replace_with_static(
@@ -36,7 +43,7 @@ def replace_with_static(
 
 
 def finish_panel(
-    panel: Any, *, clear: Callable[[], None] | None = None, display: Callable[[dict[str, str]], None] | None = None
+    panel: FinishedPanel, *, clear: Callable[[], None] | None = None, display: Callable[[dict[str, str]], None] | None = None
 ) -> None:
     """The panel's end: its static rendering in the cell, then its widget closed."""
     bundles = panel.static_bundles()

@@ -4,7 +4,8 @@ running indicator.
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from collections.abc import Callable
 
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.inline import escape
@@ -15,8 +16,17 @@ from jupyter_agent.notebook.panel.status import STATES, RunStatus
 class Footer(RunStatus):
     """The status line of the panel, as an HTML widget."""
 
-    def __init__(self, *, shared: Shared | None = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(
+        self,
+        *,
+        model_label: str,
+        session: str,
+        context_window: int | None,
+        demo: bool,
+        clock: Callable[[], float] = time.monotonic,
+        shared: Shared | None = None,
+    ) -> None:
+        super().__init__(model_label=model_label, session=session, context_window=context_window, demo=demo, clock=clock)
         self.widget = (shared or Shared()).html(self.render(), "ja-footer")
 
     def refresh(self) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import Union
 
 from jupyter_agent.model.secrets import redact_secrets
 from jupyter_agent.notebook.panel.visible import reveal
@@ -23,24 +24,27 @@ ARGS_DISPLAY_CHARS = 20_000
 # String arguments this long, or multi-line, or named like code, are shown as code blocks.
 _LONG_STRING = 80
 _LANGUAGE_BY_KEY = {"code": "python", "command": "bash", "cmd": "bash", "script": "bash"}
+# A tool result's content as a renderer gets it: its text, or its blocks (``TextContent`` and
+# ``ImageContent`` models, or dicts with their fields); None: nothing.
+ToolContent = Union[str, Sequence[object], None]
 
 
-def field(obj: Any, name: str, default: Any = None) -> Any:
+def field(obj: object, name: str, default: object = None) -> object:
     """Attribute or mapping key: events and blocks are duck-typed."""
     if isinstance(obj, dict):
         return obj.get(name, default)
     return getattr(obj, name, default)
 
 
-def output_text(content: Any) -> str:
+def output_text(content: ToolContent) -> str:
     """The text blocks of a tool result, joined."""
     if isinstance(content, str):
         return redact_secrets(content)
-    parts = [field(block, "text", "") or "" for block in content or () if field(block, "type") == "text"]
+    parts = [str(field(block, "text", "") or "") for block in content or () if field(block, "type") == "text"]
     return redact_secrets("\n".join(parts))
 
 
-def images(content: Any) -> list[tuple[bytes, str]]:
+def images(content: ToolContent) -> list[tuple[bytes, str]]:
     """Decoded (bytes, mime type) of the image blocks of a tool result; bad data is skipped."""
     found = []
     for block in content or ():
@@ -50,7 +54,8 @@ def images(content: Any) -> list[tuple[bytes, str]]:
             data = base64.b64decode("".join(str(field(block, "data", "")).split()), validate=True)
         except (binascii.Error, ValueError, TypeError):
             continue
-        found.append((data, field(block, "mime_type", "image/png")))
+        mime_type = field(block, "mime_type", "image/png")
+        found.append((data, mime_type if isinstance(mime_type, str) else "image/png"))
     return found
 
 
@@ -61,7 +66,7 @@ def truncate(text: str, limit: int) -> str:
     return f"{text[:limit]}\n… ({len(text) - limit:,} more characters not shown)"
 
 
-def args_sections(args: Any, limit: int | None = ARGS_DISPLAY_CHARS) -> list[tuple[str, str, str]]:
+def args_sections(args: object, limit: int | None = ARGS_DISPLAY_CHARS) -> list[tuple[str, str, str]]:
     """(label, text, language) sections: long string arguments as code, the rest as JSON.
 
     Invisible and bidi characters are revealed (see ``visible``); ``limit=None`` shows every
@@ -75,7 +80,7 @@ def args_sections(args: Any, limit: int | None = ARGS_DISPLAY_CHARS) -> list[tup
     if not isinstance(args, dict):
         return [("arguments", shown(to_json(args)), "json")]
     sections: list[tuple[str, str, str]] = []
-    rest: dict[str, Any] = {}
+    rest: dict[str, object] = {}
     for key, value in args.items():
         is_code = key in _LANGUAGE_BY_KEY
         if isinstance(value, str) and (is_code or len(value) > _LONG_STRING or "\n" in value):
@@ -87,7 +92,7 @@ def args_sections(args: Any, limit: int | None = ARGS_DISPLAY_CHARS) -> list[tup
     return sections
 
 
-def args_summary(args: Any, width: int = 60) -> str:
+def args_summary(args: object, width: int = 60) -> str:
     """One line for a card title: the first given argument's value, shortened.
 
     Lists and objects are counted or named rather than dumped: a title is read at a glance.

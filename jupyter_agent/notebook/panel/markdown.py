@@ -16,7 +16,6 @@ The block regexes are what ``markdown_split`` needs to cut a streaming answer at
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import mistune
 from mistune.core import BlockState
@@ -54,7 +53,8 @@ class SafeHTMLRenderer(mistune.HTMLRenderer):
         return f"<pre><code{attribute}>{escape(code.rstrip(chr(10)))}</code></pre>\n"
 
 
-_MARKDOWN: Any = mistune.create_markdown(renderer=SafeHTMLRenderer(), plugins=["table", "strikethrough", "url"])
+_HTML_RENDERER = SafeHTMLRenderer()
+_MARKDOWN = mistune.create_markdown(renderer=_HTML_RENDERER, plugins=["table", "strikethrough", "url"])
 # Deeper nesting is rendered as text: bounds the work on hostile input.
 _MARKDOWN.block.max_nested_level = 8
 
@@ -65,22 +65,26 @@ def render_markdown(source: str) -> str:
     return str(_MARKDOWN(text)).strip()
 
 
+# A token of mistune's syntax tree ({"type": "link", "attrs": {"url": …}, "children": […]} …): a
+# dict, as mistune's renderer methods are declared to take.
+Token = dict[str, object]
+
+
 class SafeMarkdownRenderer(MarkdownRenderer):
     """mistune's Markdown renderer, writing back what ``SafeHTMLRenderer`` would make safe."""
 
-    def inline_html(self, token: dict[str, Any], state: BlockState) -> str:
+    def inline_html(self, token: Token, state: BlockState) -> str:
         return _literal(str(token["raw"]))
 
-    def block_html(self, token: dict[str, Any], state: BlockState) -> str:
+    def block_html(self, token: Token, state: BlockState) -> str:
         return _literal(str(token["raw"]).rstrip("\n")) + "\n\n"
 
-    def link(self, token: dict[str, Any], state: BlockState) -> str:
-        url = str(token.get("attrs", {}).get("url", ""))
-        if safe_url(url) is None:
+    def link(self, token: Token, state: BlockState) -> str:
+        if safe_url(_url(token)) is None:
             return self.render_children(token, state)  # the words stay, the link goes
         return super().link(token, state)
 
-    def image(self, token: dict[str, Any], state: BlockState) -> str:
+    def image(self, token: Token, state: BlockState) -> str:
         return self.link(token, state) if self.render_children(token, state) else self.link(_titled(token), state)
 
 
@@ -89,13 +93,18 @@ def _literal(raw: str) -> str:
     return raw.replace("\\", "\\\\").replace("<", "\\<").replace("&", "\\&")
 
 
-def _titled(token: dict[str, Any]) -> dict[str, Any]:
+def _url(token: Token) -> str:
+    """A link's or an image's URL ("" when it has none)."""
+    attrs = token.get("attrs")
+    return str(attrs.get("url", "")) if isinstance(attrs, dict) else ""
+
+
+def _titled(token: Token) -> Token:
     """An image without alternative text, as a link whose text is its URL."""
-    url = str(token.get("attrs", {}).get("url", ""))
-    return {**token, "children": [{"type": "text", "raw": url}]}
+    return {**token, "children": [{"type": "text", "raw": _url(token)}]}
 
 
-_SAFE_MARKDOWN: Any = mistune.create_markdown(renderer=SafeMarkdownRenderer(), plugins=["table", "strikethrough", "url"])
+_SAFE_MARKDOWN = mistune.create_markdown(renderer=SafeMarkdownRenderer(), plugins=["table", "strikethrough", "url"])
 _SAFE_MARKDOWN.block.max_nested_level = 8
 # Markdown with none of these holds no HTML, image or link to make safe: returned as it is.
 _MAY_NEED_CARE = re.compile(r"<|\]\(|\]:|!\[|\]\[")
@@ -113,7 +122,7 @@ def safe_markdown(source: str) -> str:
 def render_inline_markdown(text: str) -> str:
     """Inline markup only: a leading ``#`` or ``1.`` stays text (plan items, one-line labels)."""
     tokens = _MARKDOWN.inline(strip_controls(text), {})
-    return str(_MARKDOWN.renderer.render_tokens(tokens, BlockState()))
+    return _HTML_RENDERER.render_tokens(tokens, BlockState())
 
 
 def unclosed_fence(source: str) -> str:

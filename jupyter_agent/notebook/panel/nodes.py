@@ -17,12 +17,15 @@ from __future__ import annotations
 import base64
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar, cast
+from typing import ClassVar, cast
 
-from jupyter_agent.notebook.comm.panel_protocol import NodeKind, Op, Props
+from jupyter_agent.notebook.comm.panel_protocol import ButtonStyle, NodeKind, Op, Props
 
 # A value change is sent whole unless the splice saves at least this many characters.
 _SPLICE_MIN_SAVING = 16
+# Properties kept as tuples, whatever iterable they are given as: a tuple cannot change in place,
+# so every change goes through ``set`` and is recorded.
+_TUPLES = ("_dom_classes", "children", "titles")
 
 
 def utf16_length(text: str) -> int:
@@ -120,39 +123,44 @@ _WIRE = {
 
 
 class Node:
-    """One part of the panel; setting a property records the change for the front end."""
+    """One part of the panel; setting a property records the change for the front end.
+
+    Each kind declares its properties' types below its ``defaults`` (annotations only: reading one
+    goes through ``__getattr__`` to ``props``, setting one through ``__setattr__``, which records it).
+    """
 
     kind: ClassVar[NodeKind]
-    defaults: ClassVar[dict[str, Any]] = {}
+    defaults: ClassVar[dict[str, object]] = {}
     # Set once by __init__ (through __dict__: attribute assignment records a property change).
     id: int
     document: Document
-    props: dict[str, Any]
+    props: dict[str, object]
+    _dom_classes: tuple[str, ...]  # CSS classes; every kind has them
 
-    def __init__(self, document: Document | None = None, **props: Any) -> None:
+    def __init__(self, document: Document | None = None, **props: object) -> None:
         unknown = set(props) - set(self.defaults) - {"_dom_classes"}
         if unknown:
             raise TypeError(f"{type(self).__name__} has no properties {sorted(unknown)}")
         self.__dict__["document"] = document or Document()
         self.__dict__["props"] = {"_dom_classes": (), **self.defaults, **props}
-        for name in ("_dom_classes", "children", "titles"):
+        for name in _TUPLES:
             if name in self.props:
-                self.props[name] = tuple(self.props[name])
+                self.props[name] = self._normalize(name, self.props[name])
         self.__dict__["id"] = self.document.add(self)
         self.document.emit(("c", self.id, self.kind, self.wire_props()))
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         props = self.__dict__.get("props", {})
         if name in props:
             return props[name]
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         if name not in self.props:
             raise AttributeError(f"{type(self).__name__} has no property {name!r}")
         self.set(name, value)
 
-    def set(self, name: str, value: Any) -> None:
+    def set(self, name: str, value: object) -> None:
         value = self._normalize(name, value)
         with self.document.lock:
             old = self.props[name]
@@ -161,21 +169,26 @@ class Node:
             self.props[name] = value
             self.document.emit(self._change_op(name, old, value))
 
-    def _normalize(self, name: str, value: Any) -> Any:
-        return tuple(value) if name in ("_dom_classes", "children", "titles") else value
+    def _normalize(self, name: str, value: object) -> object:
+        if name not in _TUPLES:
+            return value
+        if not isinstance(value, Iterable):
+            raise TypeError(f"{type(self).__name__}.{name} takes a sequence, not {type(value).__name__}")
+        return tuple(value)
 
-    def _change_op(self, name: str, old: Any, value: Any) -> Op:
+    def _change_op(self, name: str, old: object, value: object) -> Op:
         return ("p", self.id, cast(Props, {_WIRE[name]: self._wire(name, value)}))
 
-    def _wire(self, name: str, value: Any) -> Any:
-        if name == "_dom_classes":
+    def _wire(self, name: str, value: object) -> object:
+        """A property's value as ``Props`` has it (the tuples of ``_TUPLES`` are tuples since ``_normalize``)."""
+        if name == "_dom_classes" and isinstance(value, tuple):
             return list(value)
-        if name == "children":
+        if name == "children" and isinstance(value, tuple):
             return [child.id for child in value]
         return value
 
     def child_ids(self) -> list[int]:
-        return [child.id for child in self.props.get("children", ())]
+        return [child.id for child in children_of(self)]
 
     def wire_props(self, *, children: bool = True) -> Props:
         props = {
@@ -185,7 +198,7 @@ class Node:
         }
         return cast(Props, props)
 
-    def base_default(self, name: str) -> Any:
+    def base_default(self, name: str) -> object:
         return () if name == "_dom_classes" else self.defaults.get(name, _UNSET)
 
 
@@ -194,13 +207,14 @@ _UNSET = object()
 
 class HTML(Node):
     kind: ClassVar[NodeKind] = "html"
-    defaults: ClassVar[dict[str, Any]] = {"value": ""}
+    defaults: ClassVar[dict[str, object]] = {"value": ""}
+    value: str
 
-    def __init__(self, value: str = "", document: Document | None = None, **props: Any) -> None:
+    def __init__(self, value: str = "", document: Document | None = None, **props: object) -> None:
         super().__init__(document, value=value, **props)
 
-    def _change_op(self, name: str, old: Any, value: Any) -> Op:
-        if name == "value":
+    def _change_op(self, name: str, old: object, value: object) -> Op:
+        if name == "value" and isinstance(old, str) and isinstance(value, str):
             at = common_prefix(old, value)
             if at >= _SPLICE_MIN_SAVING:
                 # Streamed HTML grows just before its closing tags: counted back from the end, the
@@ -213,13 +227,19 @@ class HTML(Node):
 
 class Button(Node):
     kind: ClassVar[NodeKind] = "button"
-    defaults: ClassVar[dict[str, Any]] = {"description": "", "disabled": False, "button_style": "", "icon": "", "tooltip": ""}
+    defaults: ClassVar[dict[str, object]] = {"description": "", "disabled": False, "button_style": "", "icon": "", "tooltip": ""}
+    description: str
+    disabled: bool
+    button_style: ButtonStyle
+    icon: str
+    tooltip: str
+    _click_handlers: list[Callable[[Button], object]]  # not a property: set through __dict__
 
-    def __init__(self, description: str = "", document: Document | None = None, **props: Any) -> None:
+    def __init__(self, description: str = "", document: Document | None = None, **props: object) -> None:
         super().__init__(document, description=description, **props)
         self.__dict__["_click_handlers"] = []
 
-    def on_click(self, callback: Callable[[Button], Any]) -> None:
+    def on_click(self, callback: Callable[[Button], object]) -> None:
         self._click_handlers.append(callback)
 
     def click(self) -> None:
@@ -229,18 +249,23 @@ class Button(Node):
 
 class Textarea(Node):
     kind: ClassVar[NodeKind] = "textarea"
-    defaults: ClassVar[dict[str, Any]] = {"value": "", "placeholder": "", "rows": 1, "disabled": False}
+    defaults: ClassVar[dict[str, object]] = {"value": "", "placeholder": "", "rows": 1, "disabled": False}
+    value: str
+    placeholder: str
+    rows: int
+    disabled: bool
 
 
 class Box(Node):
     kind: ClassVar[NodeKind] = "vbox"
-    defaults: ClassVar[dict[str, Any]] = {"children": ()}
+    defaults: ClassVar[dict[str, object]] = {"children": ()}
+    children: tuple[Node, ...]
 
-    def __init__(self, children: Iterable[Node] = (), document: Document | None = None, **props: Any) -> None:
+    def __init__(self, children: Iterable[Node] = (), document: Document | None = None, **props: object) -> None:
         super().__init__(document, children=tuple(children), **props)
 
-    def _change_op(self, name: str, old: Any, value: Any) -> Op:
-        if name == "children" and old and value[: len(old)] == old:
+    def _change_op(self, name: str, old: object, value: object) -> Op:
+        if name == "children" and isinstance(old, tuple) and isinstance(value, tuple) and old and value[: len(old)] == old:
             return ("+", self.id, len(old), [child.id for child in value[len(old) :]])
         return super()._change_op(name, old, value)
 
@@ -257,28 +282,33 @@ class Accordion(Node):
     """One foldable section: ``titles[0]`` is its title, ``selected_index`` 0 when open, else None."""
 
     kind: ClassVar[NodeKind] = "fold"
-    defaults: ClassVar[dict[str, Any]] = {"children": (), "titles": ("",), "selected_index": None}
+    defaults: ClassVar[dict[str, object]] = {"children": (), "titles": ("",), "selected_index": None}
+    children: tuple[Node, ...]
+    titles: tuple[str, ...]
+    selected_index: int | None
 
-    def __init__(self, children: Iterable[Node] = (), document: Document | None = None, **props: Any) -> None:
+    def __init__(self, children: Iterable[Node] = (), document: Document | None = None, **props: object) -> None:
         super().__init__(document, children=tuple(children), **props)
 
-    def _wire(self, name: str, value: Any) -> Any:
-        if name == "titles":
+    def _wire(self, name: str, value: object) -> object:
+        if name == "titles" and isinstance(value, tuple):
             return value[0] if value else ""
         if name == "selected_index":
             return value == 0
         return super()._wire(name, value)
 
-    def base_default(self, name: str) -> Any:
+    def base_default(self, name: str) -> object:
         return ("",) if name == "titles" else super().base_default(name)
 
 
 class Image(Node):
     kind: ClassVar[NodeKind] = "image"
-    defaults: ClassVar[dict[str, Any]] = {"value": b"", "format": "png"}
+    defaults: ClassVar[dict[str, object]] = {"value": b"", "format": "png"}
+    value: bytes
+    format: str
 
-    def _wire(self, name: str, value: Any) -> Any:
-        if name == "value":
+    def _wire(self, name: str, value: object) -> object:
+        if name == "value" and isinstance(value, bytes):
             return base64.b64encode(value).decode("ascii")
         return super()._wire(name, value)
 
@@ -289,5 +319,11 @@ def walk(root: Node) -> list[Node]:
     while stack:
         node = stack.pop()
         found.append(node)
-        stack.extend(reversed(node.props.get("children", ())))
+        stack.extend(reversed(children_of(node)))
     return found
+
+
+def children_of(node: Node) -> tuple[Node, ...]:
+    """A box's or fold's children; () for a node of a kind without any."""
+    children = node.props.get("children", ())
+    return children if isinstance(children, tuple) else ()

@@ -176,7 +176,7 @@ class StaticRenderer(TranscriptRecorder):
         """``approval``, or (by default) ``ToolCallDenied``: the denial names the headless run."""
         from jupyter_agent.runtime.permissions import ToolCallDenied
 
-        name = fmt.field(request, "tool_name", "tool")
+        name = str(fmt.field(request, "tool_name", "tool"))
         if self.approval != "deny":
             self.note(f"{name} allowed without asking: this run cannot show an approval prompt.")
             return self.approval

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from jupyter_agent.notebook.panel import formatting as fmt
+
+if TYPE_CHECKING:
+    from jupyter_agent.runtime.spend import RunUsage
 
 STATES = {
     "waiting": ("◌", "waiting"),
@@ -52,7 +55,7 @@ class RunStatus:
         self.detail = ""
         self.step = 0
         self.step_budget: int | None = None
-        self.usage: Any = None
+        self.usage: RunUsage | None = None  # the run's, from its last step_finish or finish event
         self._clock = clock
         self._started = clock()
         self._ended: float | None = None
@@ -86,16 +89,15 @@ class RunStatus:
     def usage_items(self) -> list[str]:
         """Token, context-fill and cost figures."""
         usage = self.usage
-        input_tokens = fmt.field(usage, "input_tokens", 0) or 0
-        output_tokens = fmt.field(usage, "output_tokens", 0) or 0
-        cached = fmt.field(usage, "cache_read_tokens", 0) or 0
+        if usage is None:  # no step has finished
+            return [f"{fmt.tokens(0)} in / {fmt.tokens(0)} out", f"cost {fmt.cost(0)}"]
+        input_tokens, output_tokens, cached = usage.input_tokens, usage.output_tokens, usage.cache_read_tokens
         tokens = f"{fmt.tokens(input_tokens)} in / {fmt.tokens(output_tokens)} out"
         items = [tokens + (f" ({fmt.tokens(cached)} cached)" if cached else "")]
-        last_input = fmt.field(usage, "last_request_input_tokens", 0) or 0
         # No token reported: no request was answered (a missing key), and its estimated size fills nothing.
         if self.context_window and (input_tokens or output_tokens):
-            items.append(f"context {100 * last_input / self.context_window:.0f}%")
-        items.append(f"cost {fmt.cost(fmt.field(usage, 'spend_usd', 0))}")
+            items.append(f"context {100 * usage.last_request_input_tokens / self.context_window:.0f}%")
+        items.append(f"cost {fmt.cost(usage.spend_usd)}")
         return items
 
     def names_demo(self) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import anyio.to_thread
 
@@ -173,7 +173,7 @@ class TextRenderer(EventRouter):
         else:
             self._line(f"{self._bold('» you')} ({kind}): {terminal_safe(event.text)}")
 
-    def _args(self, args: Any) -> None:
+    def _args(self, args: object) -> None:
         """Every line of the call: an approval must not hide its tail."""
         for label, text, _language in fmt.args_sections(args, limit=None):
             self._line(self._dim(f"  {label}:"))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from jupyter_agent.loop.abort import was_cancelled, was_stopped_while_running
 from jupyter_agent.notebook.panel import formatting as fmt
@@ -26,7 +25,7 @@ def code_html(text: str, language: str = "", *, css: str = "ja-code") -> str:
     return f'<pre class="{css}"{lang}>{escape(text)}</pre>'
 
 
-def args_html(args: Any, limit: int | None = fmt.ARGS_DISPLAY_CHARS) -> str:
+def args_html(args: object, limit: int | None = fmt.ARGS_DISPLAY_CHARS) -> str:
     """Arguments as labelled code blocks (long strings) and pretty JSON (the rest)."""
     parts = []
     for label, text, language in fmt.args_sections(args, limit):
@@ -41,7 +40,7 @@ class ToolCard:
         self,
         tool_call_id: str,
         name: str,
-        args: Any,
+        args: object,
         *,
         clock: Callable[[], float] = time.monotonic,
         shared: Shared | None = None,
@@ -75,7 +74,8 @@ class ToolCard:
 
     @property
     def image_widgets(self) -> list[Image]:
-        return list(self._images.children) if self._images is not None else []
+        children = self._images.children if self._images is not None else ()
+        return [child for child in children if isinstance(child, Image)]
 
     @property
     def nested_widgets(self) -> list[Node]:
@@ -83,7 +83,8 @@ class ToolCard:
 
     @property
     def output_html(self) -> str | None:
-        return self._body.children[1].value if len(self._body.children) > 1 else None
+        output = self._body.children[1] if len(self._body.children) > 1 else None
+        return output.value if isinstance(output, HTML) else None
 
     def set_status(self, status: str) -> None:
         """Replace the status shown in the title (e.g. "waiting for approval")."""
@@ -124,7 +125,12 @@ class ToolCard:
             self._live.value = html
 
     def finish(
-        self, content: Any, is_error: bool = False, cancelled: bool = False, details: Any = None, withheld: str = ""
+        self,
+        content: fmt.ToolContent,
+        is_error: bool = False,
+        cancelled: bool = False,
+        details: object = None,
+        withheld: str = "",
     ) -> None:
         """Show the result: output text in the body, images below the card.
         ``cancelled`` (or the result's ``details`` say so): the run was stopped before or while the call ran,

@@ -62,7 +62,7 @@ class MarkdownStream:
 
     @property
     def pieces(self) -> list[HTML]:
-        return list(self.widget.children)
+        return [piece for piece in self.widget.children if isinstance(piece, HTML)]
 
     @property
     def live_source(self) -> str:

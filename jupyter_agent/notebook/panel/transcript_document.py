@@ -21,7 +21,7 @@ import base64
 import html
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from jupyter_agent.notebook.panel import formatting as fmt
 from jupyter_agent.notebook.panel.markdown import safe_markdown, unclosed_fence
@@ -53,7 +53,7 @@ class Card:
     """One tool call with its result (``None`` while the tool runs or when the turn stopped first)."""
 
     name: str
-    args: Any
+    args: object  # as the model gave them (a dict, unless it sent something else)
     result: str | None = None
     is_error: bool = False
     status: str = ""
@@ -149,7 +149,7 @@ class TranscriptDocument:
         if text.strip():
             self.blocks.append(Thinking(text.strip()))
 
-    def tool_call(self, call_id: str, name: str, args: Any) -> Card:
+    def tool_call(self, call_id: str, name: str, args: object) -> Card:
         card = Card(name=name, args=args)
         self._cards[call_id] = card
         self.blocks.append(card)
@@ -159,7 +159,7 @@ class TranscriptDocument:
         self,
         call_id: str,
         name: str,
-        content: Any,
+        content: fmt.ToolContent,
         is_error: bool = False,
         cancelled: bool = False,
         stopped: bool = False,

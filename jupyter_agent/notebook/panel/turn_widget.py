@@ -39,7 +39,7 @@ import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import anywidget
 import traitlets
@@ -62,11 +62,27 @@ FRONT_END = (STATIC / "front_end.js").read_text(encoding="utf-8")
 # only shapes the compression): ``test_turn_widget`` checks it still pays.
 PRIMER = (STATIC / "primer.json").read_bytes()
 VERSION = hashlib.sha256(FRONT_END.encode() + stylesheet().encode() + PRIMER).hexdigest()[:12]
-_primed: Any = None
 GREETING_POLL = 0.02  # seconds: a hello that came is seen within a frame, at ~50 wake-ups a second
 
 
-def _primed_compressor() -> Any:
+class DeflateStream(Protocol):
+    """What the panel uses of a ``zlib.compressobj`` (whose class zlib does not export)."""
+
+    def compress(self, data: bytes, /) -> bytes: ...
+    def flush(self, mode: int, /) -> bytes: ...
+    def copy(self) -> DeflateStream: ...
+
+
+class InflateStream(Protocol):
+    """What a reader of the panel's stream uses of a ``zlib.decompressobj``."""
+
+    def decompress(self, data: bytes, /) -> bytes: ...
+
+
+_primed: DeflateStream | None = None
+
+
+def _primed_compressor() -> DeflateStream:
     """A deflate stream that has compressed PRIMER already (its bytes, header included, are never sent)."""
     global _primed
     if _primed is None:
@@ -95,7 +111,7 @@ def _new_panel_id() -> str:
 _UNSYNCED = frozenset({"layout", "_dom_classes", "tabbable", "tooltip", "_view_count"})
 
 
-def primed_decompressor() -> Any:
+def primed_decompressor() -> InflateStream:
     """An inflater in the state a page's is in before a primed stream's first piece (tests, tools)."""
     compressor = zlib.compressobj(6)
     inflater = zlib.decompressobj()
@@ -122,7 +138,7 @@ class PanelWidget(anywidget.AnyWidget):
         self._held = 0
         self._connected = False
         self._greeted = threading.Event()  # a front end said hello (on whichever thread it arrived)
-        self._compressor: Any = None
+        self._compressor: DeflateStream | None = None
         self._compress = True
         self._loop: asyncio.AbstractEventLoop | None
         try:
@@ -154,19 +170,12 @@ class PanelWidget(anywidget.AnyWidget):
             if not ops or not self._connected or self.comm is None:
                 return
             if self._compressor is not None:
-                self._send_now("z", [self._deflate(ops)])
+                self._send_now("z", [_deflate(self._compressor, ops)])
             else:
                 self._send_now(ops, None)
 
     def _send_now(self, content: PanelKernelMessage, buffers: list[bytes] | None) -> None:
         self.send(content, buffers)
-
-    def _deflate(self, ops: list[Op]) -> bytes:
-        # One line per message: the front end splits the inflated text at newlines (JSON escapes its own).
-        data = json.dumps(ops, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-        # A partial flush makes everything so far decodable, as a sync flush does, with 3–4 bytes less
-        # a message (an empty fixed block instead of an empty stored one).
-        return bytes(self._compressor.compress(data) + self._compressor.flush(zlib.Z_PARTIAL_FLUSH))
 
     async def greeted(self, limit: float) -> bool:
         """Whether a front end has said hello, waiting for it up to ``limit`` seconds.
@@ -179,7 +188,7 @@ class PanelWidget(anywidget.AnyWidget):
             await asyncio.sleep(GREETING_POLL)
         return self._greeted.is_set()
 
-    def _on_message(self, _widget: Any, content: Any, buffers: Any) -> None:
+    def _on_message(self, _widget: object, content: object, buffers: object) -> None:
         if isinstance(content, list) and content and content[0] == "hello":
             self._hello(content)
         elif self._immediate(content):
@@ -188,17 +197,17 @@ class PanelWidget(anywidget.AnyWidget):
         else:
             call_on_loop(self._loop, self._receive, content)
 
-    def _immediate(self, content: Any) -> bool:
+    def _immediate(self, content: object) -> bool:
         """A click on, or text typed into, a node marked ``immediate``."""
         if not isinstance(content, list) or len(content) < 2 or content[0] not in ("click", "value"):
             return False
         return isinstance(content[1], int) and content[1] in self.immediate
 
-    def _receive(self, content: Any) -> None:
+    def _receive(self, content: object) -> None:
         self.document.receive(content)
         self.flush()  # a click usually changes the panel (a note, a disabled button)
 
-    def _hello(self, content: list[Any]) -> None:
+    def _hello(self, content: list[object]) -> None:
         version = content[1] if len(content) > 1 else None
         can_inflate = bool(content[2]) if len(content) > 2 else False
         with self._send_lock:
@@ -206,16 +215,24 @@ class PanelWidget(anywidget.AnyWidget):
             self._connected = True
             self._greeted.set()
             ops = self.document.snapshot()
-            self._compressor = _primed_compressor() if self._compress else None
-            data = self._deflate(ops) if self._compressor is not None else json.dumps(ops, separators=(",", ":")).encode()
+            compressor = self._compressor = _primed_compressor() if self._compress else None
+            data = _deflate(compressor, ops) if compressor is not None else json.dumps(ops, separators=(",", ":")).encode()
             buffers = [data]
-            header: Snapshot = {"s": self._compressor is not None, "rt": None}
-            if self._compressor is not None:
+            header: Snapshot = {"s": compressor is not None, "rt": None}
+            if compressor is not None:
                 header["p"] = True
             if version != VERSION:
                 header["rt"] = VERSION
                 buffers += [FRONT_END.encode(), stylesheet().encode(), PRIMER]
             self._send_now(header, buffers)
+
+
+def _deflate(compressor: DeflateStream, ops: list[Op]) -> bytes:
+    # One line per message: the front end splits the inflated text at newlines (JSON escapes its own).
+    data = json.dumps(ops, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    # A partial flush makes everything so far decodable, as a sync flush does, with 3–4 bytes less
+    # a message (an empty fixed block instead of an empty stored one).
+    return bytes(compressor.compress(data) + compressor.flush(zlib.Z_PARTIAL_FLUSH))
 
 
 __all__ = ["LOADER", "PRIMER", "PanelWidget", "VERSION", "primed_decompressor"]
