@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
@@ -44,6 +44,9 @@ SETTINGS = json.loads(Path(__file__).with_name("settings.json").read_text(encodi
 _OPTION_TYPES = {"int": int, "float": float}
 
 
+Magic = TypeVar("Magic", bound=Callable[..., object])  # a magic method, given its options
+
+
 def setting_traits() -> dict[str, TraitType[Any, Any]]:
     """One configurable traitlet per declared setting, with its default and help."""
     import traitlets
@@ -70,7 +73,7 @@ def setting_variable(name: str) -> str | None:
     return next((entry["env"] for entry in SETTINGS["traits"] if entry["name"] == name), None)
 
 
-def cell_arguments(magic: Callable[..., Any]) -> Callable[..., Any]:
+def cell_arguments(magic: Magic) -> Magic:
     """The settings' ``%%agent`` options, in their declarations' order (as if written one per line)."""
     for item in reversed(SETTINGS["cell_options"]):
         keywords = dict(item["keywords"])
@@ -328,7 +331,7 @@ def unknown_notebook_note(path: Path) -> str:
     )
 
 
-def _notebook_frontend(shell: Any) -> CommNotebookFrontend:
+def _notebook_frontend(shell: object) -> CommNotebookFrontend:
     from jupyter_agent.notebook.comm.notebook_bridge import CommNotebookFrontend
 
     return CommNotebookFrontend(shell)
@@ -340,7 +343,7 @@ def _cell_id(shell: object) -> str | None:
     return current_cell_id(shell)
 
 
-def _outline(shell: Any, session: AgentSession, cell_id: str | None, around: int, policy: DataPolicy) -> str:
+def _outline(shell: InteractiveShell, session: AgentSession, cell_id: str | None, around: int, policy: DataPolicy) -> str:
     """The cells around the agent cell, from the saved file and the kernel's history."""
     if around <= 0:
         return ""
