@@ -501,12 +501,17 @@ def notebook_kernel(
     harness.execute("%load_ext jupyter_agent")
     # The comm target is registered just after the cell, once its modules were imported off the
     # loop; a page looks for it again meanwhile (connection.ts), the tests wait for it.
-    harness.wait_for(
-        lambda: harness.evaluate("'jupyter_agent' in get_ipython().kernel.comm_manager.targets") == "True",
-        what="the extension's comm target",
-    )
+    harness.wait_for(lambda: comm_target_registered(harness), what="the extension's comm target")
     harness.execute(AGENT_TEST_SETUP)
     return harness
+
+
+def comm_target_registered(harness: KernelHarness) -> bool:
+    """Whether the kernel has the extension's comm target, asked silently (no cell in the kernel's history)."""
+    expression = "'jupyter_agent' in get_ipython().kernel.comm_manager.targets"
+    msg_id = harness.kc.execute("", silent=True, store_history=False, user_expressions={"registered": expression})
+    found = harness.wait_reply(msg_id).content["user_expressions"]["registered"]
+    return found.get("status") == "ok" and found["data"]["text/plain"] == "True"
 
 
 def notebook_outputs_text(cell) -> str:
