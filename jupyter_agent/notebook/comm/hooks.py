@@ -14,7 +14,7 @@ from typing import Sequence
 
 from comm.base_comm import CommManager
 
-from jupyter_agent.notebook.comm.jupyter_message import JupyterMessage, jupyter_message
+from jupyter_agent.messages import JsonObject
 from jupyter_agent.notebook.comm.materialize import last_turn_cells, materialize_fallback
 from jupyter_agent.notebook.comm.protocol import CellSpec, RunState
 from jupyter_agent.notebook.comm.sessions_view import read_history, session_file, session_summaries
@@ -82,19 +82,23 @@ def current_client(shell: object) -> str | None:
 
     Call it in the magic itself, while the cell's execute_request is the kernel's parent message.
     """
-    session = _parent(shell)["header"].get("session")
+    session = _parent_header_and_metadata(shell)[0].get("session")
     return session if isinstance(session, str) and session else None
 
 
-def _parent(shell: object) -> JupyterMessage:
+def _parent_header_and_metadata(shell: object) -> tuple[JsonObject, JsonObject]:
+    """The header and metadata of the request the kernel handles (its content, a cell's code, is not needed)."""
     get_parent = getattr(getattr(shell, "kernel", None), "get_parent", None)
     if get_parent is None:
-        return jupyter_message({})
+        return {}, {}
     try:
         parent = get_parent()
     except Exception:  # noqa: BLE001 - an old or unusual kernel: no parent, no harm
-        return jupyter_message({})
-    return jupyter_message(parent)
+        return {}, {}
+    if not isinstance(parent, dict):
+        return {}, {}
+    header, metadata = parent.get("header"), parent.get("metadata")
+    return (header if isinstance(header, dict) else {}), (metadata if isinstance(metadata, dict) else {})
 
 
 def current_cell_id(shell: object) -> str | None:
@@ -102,7 +106,7 @@ def current_cell_id(shell: object) -> str | None:
 
     Call it in the magic itself, while the cell's execute_request is the kernel's parent message.
     """
-    cell_id = _parent(shell)["metadata"].get("cellId")
+    cell_id = _parent_header_and_metadata(shell)[1].get("cellId")
     return cell_id if isinstance(cell_id, str) else None
 
 
