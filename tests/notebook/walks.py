@@ -34,8 +34,11 @@ def measure(kernel) -> dict[str, dict[str, list[str]]]:
     walks: dict[str, dict[str, list[str]]] = {}
 
     kernel.execute("script('walk-prompt', reply('done'))")
+    # The marker is spelt in two halves here: this cell enters the kernel's history, which the
+    # notebook outline reads, and the walk is the prompt's, not this cell's.
     kernel.execute(
-        f"walk = Walk(lambda text: {MARK!r} in text, stop=('jupyter_agent.model.scripted', '__call__', 'call')).start()"
+        f"walk = Walk(lambda text: {MARK[:4]!r} + {MARK[4:]!r} in text,"
+        " stop=('jupyter_agent.model.scripted', '__call__', 'call')).start()"
     )
     kernel.agent_cell("-m walk-prompt -s walk-prompt", f"Say hello {MARK}")
     kernel.wait_turn("walk-prompt")

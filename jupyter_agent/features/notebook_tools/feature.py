@@ -64,7 +64,7 @@ class NotebookToolsFeature(Feature):
             frontend=frontend,
             notebook_path=lambda: session.notebook,
             user_ns=getattr(context.shell, "user_ns", None) or {},
-            typed_inputs=getattr(getattr(context.shell, "history_manager", None), "input_hist_raw", ()),  # the live list
+            typed_inputs=lambda: getattr(getattr(context.shell, "history_manager", None), "input_hist_raw", ()),
             edit_log=NotebookEditLog.for_session(session.path),
             current_step=context.current_step,
             state=read_state(session.path),

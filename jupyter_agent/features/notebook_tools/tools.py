@@ -66,8 +66,9 @@ class NotebookContext:
     user_ns: dict[str, object]
     edit_log: NotebookEditLog | None = None
     # What the user typed for each kernel input (IPython's raw input history): cells read from the
-    # kernel's history show it, not the code IPython made of a magic.
-    typed_inputs: Sequence[str] = ()
+    # kernel's history show it, not the code IPython made of a magic. Asked for when the cells are
+    # read: the history holds the running cell too, whose prompt the tools have no business holding.
+    typed_inputs: Callable[[], Sequence[str]] = lambda: ()
     current_step: Callable[[], int] = lambda: 0
     state: NotebookReadState = field(default_factory=NotebookReadState)
     # The %%agent cell itself waits for the turn (--wait, headless): the kernel cannot run another cell.
@@ -87,7 +88,7 @@ class NotebookContext:
             except FrontendError:
                 pass  # the document went away mid-turn: the file still answers
         # A big notebook takes a while to read: off the kernel's loop.
-        path, typed = self.notebook_path(), self.typed_inputs
+        path, typed = self.notebook_path(), self.typed_inputs()
         return await anyio.to_thread.run_sync(partial(read_disk_cells, path, self.user_ns, typed, payloads=payloads))
 
 
