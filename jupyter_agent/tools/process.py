@@ -168,9 +168,14 @@ async def _start(command: str, cwd: str) -> asyncio.subprocess.Process:
 def _child_setup(reaper_pipe: int | None):
     """What the shell does between fork and exec: become a subreaper, and register with the reaper
     itself, so a kernel killed before ``watch`` runs (the loop still awaiting the spawn) takes the
-    command along. A line shorter than PIPE_BUF is written whole, whoever else writes the pipe."""
+    command along (a line shorter than PIPE_BUF is written whole, whoever else writes the pipe); and
+    hear a hangup as a terminal's shell does."""
 
     def setup() -> None:
+        # A kernel started under ``nohup`` (``nohup jupyter lab &``) ignores SIGHUP, and an ignored
+        # signal is inherited: every job would then look like one that chose to outlive its command.
+        # A terminal's shell starts with the default; only a job's own ``nohup`` should detach it.
+        signals.signal(signals.SIGHUP, signals.SIG_DFL)
         become_subreaper()
         if reaper_pipe is not None:
             try:

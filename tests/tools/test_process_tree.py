@@ -4,6 +4,7 @@ children, not daemons that double-forked away, not a child forked during the SIG
 import asyncio
 import os
 import random
+import signal
 import subprocess
 import sys
 import uuid
@@ -196,3 +197,25 @@ def test_a_running_command_ends_when_its_kernel_ends(workspace, mark, how, watch
         stand_in.stdout.close()
     wait_until_blocking(lambda: not marked_processes(mark), 20, "the command's processes to end", every=0.05)
     assert marked_processes(mark) == []
+
+
+async def test_jobs_end_with_their_command_in_a_kernel_started_under_nohup(workspace, mark):
+    # ``nohup jupyter lab &``: the kernel ignores SIGHUP, which its children would inherit.
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        result = await run_command(
+            "sleep 600 & nohup sleep 600 >/dev/null 2>&1 &",
+            cwd=str(workspace),
+            timeout=30,
+            signal=AbortController().signal,
+            capture_bytes=1000,
+        )
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    try:
+        assert result.exit_code == 0
+        # The plain job ended with its command; the one that asked for nohup lives on.
+        wait_until_blocking(lambda: len(marked_processes(mark)) == 1, 10, "the nohup job alone", every=0.02)
+    finally:
+        for pid in marked_processes(mark):
+            os.kill(pid, 9)
