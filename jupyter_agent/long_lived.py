@@ -19,6 +19,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 
+# A pass that makes values for this many messages or more at once (a long session's first request)
+# pauses the collector: fewer make a few thousand objects, which a collection scans in no time.
+MANY_NEW_VALUES = 1_000
+
+
 @contextmanager
 def long_lived_objects(enabled: bool = True) -> Iterator[None]:
     """Pauses the collector for the ``with`` block and freezes what lives after it (when ``enabled``)."""
@@ -33,4 +38,4 @@ def long_lived_objects(enabled: bool = True) -> Iterator[None]:
         gc.enable()
 
 
-__all__ = ["long_lived_objects"]
+__all__ = ["MANY_NEW_VALUES", "long_lived_objects"]

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Generic, Literal, Ty
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from jupyter_agent.long_lived import MANY_NEW_VALUES, long_lived_objects
+
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
@@ -194,6 +196,25 @@ class PerMessage(Generic[ResultT]):
         if result is _MISSING:
             result = row[slot] = self._compute(message)
         return result  # type: ignore[no-any-return]  # the slot holds this PerMessage's results only
+
+
+    def all(self, messages: Sequence[Any]) -> list[ResultT]:
+        """``[self(message) for message in messages]``. A long list whose first message has no value
+        yet (a session's first request after a restart, a new gate) makes thousands of values that
+        live on: made with the collector paused, and frozen after (``long_lived``)."""
+        burst = len(messages) >= MANY_NEW_VALUES and not self._has(messages[0])
+        with long_lived_objects(burst):
+            return [self(message) for message in messages]
+
+    def _has(self, message: Any) -> bool:
+        row = _DERIVED.get(id(message))
+        return (
+            row is not None
+            and row[0]() is message
+            and row[1] == len(message.content)
+            and len(row) > self._slot
+            and row[self._slot] is not _MISSING
+        )
 
 
 class _MessageRef(weakref.ref):  # type: ignore[type-arg]

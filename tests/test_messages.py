@@ -176,3 +176,25 @@ def test_prefix_cache_compares_few_copies_by_value_and_forgets_the_oldest_lists(
 class Incomparable:
     def __eq__(self, other):
         raise ValueError("the truth value of an array is ambiguous")
+
+
+def test_per_message_all_makes_a_long_lists_new_values_with_the_collector_paused(monkeypatch):
+    import gc
+
+    from jupyter_agent.long_lived import MANY_NEW_VALUES
+    from jupyter_agent.messages import PerMessage, UserMessage
+
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # the test's objects stay collectable
+    collecting: list[bool] = []
+    memo = PerMessage(lambda message: collecting.append(gc.isenabled()) or 0)
+    history = [UserMessage(content=f"message {i}") for i in range(MANY_NEW_VALUES)]
+    assert gc.isenabled()
+    assert memo.all(history) == [0] * MANY_NEW_VALUES
+    assert len(collecting) == MANY_NEW_VALUES and not any(collecting)  # a session's first request
+    assert gc.isenabled()
+    collecting.clear()
+    memo.all([*history, UserMessage(content="one more")])
+    assert collecting == [True]  # the next step: one new value, the collector left alone
+    collecting.clear()
+    memo.all([UserMessage(content=f"short {i}") for i in range(3)])
+    assert collecting == [True, True, True]

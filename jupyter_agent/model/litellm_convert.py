@@ -28,6 +28,7 @@ from jupyter_agent.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from jupyter_agent.long_lived import MANY_NEW_VALUES, long_lived_objects
 from jupyter_agent.model.cache_breakpoints import add_cache_breakpoints, takes_cache_breakpoints
 from jupyter_agent.model.catalog import litellm_name
 from jupyter_agent.model.types import Context, Model, StreamOptions, ToolSpec
@@ -112,19 +113,21 @@ def to_litellm_messages(context: Context, model: Model) -> list[dict[str, Any]]:
         start, state = 0, _Converted()
     tool_results = _TOOL_RESULTS[native_images]
     body, held_images = state.body, state.held_images
-    for message in context.messages[start:]:
-        if isinstance(message, ToolResultMessage):
-            tool_message, images = tool_results(message)
-            body.append(tool_message)
-            held_images.extend(images)
-            continue
-        _release_images(body, held_images)
-        if isinstance(message, UserMessage):
-            body.append(_USER_MESSAGES(message))
-        elif isinstance(message, AssistantMessage):
-            assistant = _ASSISTANT_MESSAGES(message)
-            if assistant is not None:
-                body.append(assistant)
+    added = context.messages[start:]
+    with long_lived_objects(len(added) >= MANY_NEW_VALUES):  # a long session's first request: its dicts live on
+        for message in added:
+            if isinstance(message, ToolResultMessage):
+                tool_message, images = tool_results(message)
+                body.append(tool_message)
+                held_images.extend(images)
+                continue
+            _release_images(body, held_images)
+            if isinstance(message, UserMessage):
+                body.append(_USER_MESSAGES(message))
+            elif isinstance(message, AssistantMessage):
+                assistant = _ASSISTANT_MESSAGES(message)
+                if assistant is not None:
+                    body.append(assistant)
     _CONVERTED.keep(native_images, context.messages, state)
     messages: list[dict[str, Any]] = [{"role": "system", "content": context.system_prompt}] if context.system_prompt else []
     messages += body

@@ -205,13 +205,12 @@ class PrivacyGate:
         return cast(ToolResultMessage, self._gated()(message))
 
     def messages(self, messages: Sequence[Message]) -> list[Message]:
-        gated = self._gated()
-        return [gated(message) for message in messages]
+        return self._gated().all(messages)
 
     def context(self, context: Context) -> Context:
         secrets = self._secrets()
         gated = self._gated()
-        update: dict[str, Any] = {"messages": [gated(message) for message in context.messages]}
+        update: dict[str, Any] = {"messages": gated.all(context.messages)}
         if context.system_prompt:
             update["system_prompt"] = redact_secrets(context.system_prompt, secrets)
         if context.step_context:

@@ -96,10 +96,19 @@ def read_journal_bytes(data: bytes, start: int = 0, *, line: int = 1, header: Se
     return contents
 
 
+# What ``read_record`` tells the line reader: the file's header is behind us (made once: a header
+# makes an id and a timestamp, thousands of times over for a long session).
+_READ_ALREADY = SessionHeader(session_id="", created=0)
+
+
 def read_record(line: bytes) -> Record | None:
     """The record on one line of a session file, read as ``read_journal`` reads it (bad characters
     replaced); ``None`` when the line holds none."""
-    contents = JournalContents(header=SessionHeader())  # a header read already: the line is a record
+    try:
+        return RECORD_ADAPTER.validate_json(line)  # nearly every line: a long session reads thousands
+    except ValidationError:
+        pass
+    contents = JournalContents(header=_READ_ALREADY)  # a header read already: the line is a record
     _read_line(line, 1, contents, last=False)
     return contents.records[0] if contents.records else None
 

@@ -198,3 +198,23 @@ def test_a_growing_history_converts_as_a_fresh_one_does_and_held_images_wait_for
     # The image followed its result as a user message once, before the next prompt.
     assert [m["role"] for m in grown] == ["system", "user", "assistant", "tool", "user", "user", "assistant"]
     assert grown[4]["content"][1] == IMAGE_PART
+
+
+def test_a_long_historys_first_request_is_converted_with_the_collector_paused(monkeypatch):
+    import gc
+
+    import jupyter_agent.model.litellm_convert as convert
+    from jupyter_agent.long_lived import MANY_NEW_VALUES
+
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # the test's objects stay collectable
+    collecting: list[bool] = []
+    user_message = convert._USER_MESSAGES
+    monkeypatch.setattr(convert, "_USER_MESSAGES", lambda message: collecting.append(gc.isenabled()) or user_message(message))
+    history = [UserMessage(content=f"message {i}") for i in range(MANY_NEW_VALUES)]
+    model = Model(id="a-model", provider="openai")
+    assert len(to_litellm_messages(Context(messages=history), model)) == MANY_NEW_VALUES
+    assert len(collecting) == MANY_NEW_VALUES and not any(collecting)
+    collecting.clear()
+    history.append(UserMessage(content="one more"))
+    to_litellm_messages(Context(messages=history), model)
+    assert collecting == [True]

@@ -218,3 +218,23 @@ def test_a_growing_history_gives_what_a_fresh_pass_gives():
 
 def _shape(pairs):
     return [(message.model_dump(exclude={"timestamp"}), source) for message, source in pairs]
+
+
+def test_a_long_historys_first_pass_runs_with_the_collector_paused_and_the_next_step_does_not(monkeypatch):
+    import gc
+
+    import jupyter_agent.model.transform as transform
+    from jupyter_agent.long_lived import MANY_NEW_VALUES
+
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # the test's objects stay collectable
+    collecting: list[bool] = []
+    adapt_user = transform._adapt_user
+    monkeypatch.setattr(transform, "_adapt_user", lambda message, model: collecting.append(gc.isenabled()) or adapt_user(message, model))
+    history = [UserMessage(content=f"message {i}") for i in range(MANY_NEW_VALUES)]
+    model = Model(id="a-model", provider="openai")
+    transform_messages(history, model)
+    assert len(collecting) == MANY_NEW_VALUES and not any(collecting)
+    collecting.clear()
+    history.append(UserMessage(content="one more"))
+    assert len(transform_messages(history, model)) == MANY_NEW_VALUES + 1
+    assert collecting == [True]

@@ -99,8 +99,12 @@ class Child:
         # readline blocks, but the child prints promptly; pytest-timeout bounds the worst case.
         got = self.process.stdout.readline().strip()
         if got != line:
+            # The child's stderr is read before kill closes it: it says why the child died.
+            if self.process.poll() is None:
+                self.process.kill()
+            stderr = self.process.stderr.read()
             self.kill()
-            raise AssertionError(f"child printed {got!r}, expected {line!r}; stderr: {self.process.stderr.read()}")
+            raise AssertionError(f"child printed {got!r}, expected {line!r}; stderr: {stderr}")
 
     def kill(self):
         if self.process.poll() is None:
