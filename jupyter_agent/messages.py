@@ -183,6 +183,8 @@ class PerMessage(Generic[ResultT]):
     def __init__(self, compute: Callable[[Any], ResultT]) -> None:
         self._compute = compute
         self._slot = next(_SLOTS)
+        # A step resends the previous step's list and a message or two: ``all`` resumes there.
+        self._lists: PrefixCache[list[ResultT]] = PrefixCache(size=4)
 
     def __call__(self, message: Any) -> ResultT:
         key, size = id(message), len(message.content)
@@ -199,12 +201,22 @@ class PerMessage(Generic[ResultT]):
 
 
     def all(self, messages: Sequence[Any]) -> list[ResultT]:
-        """``[self(message) for message in messages]``. A long list whose first message has no value
-        yet (a session's first request after a restart, a new gate) makes thousands of values that
-        live on: made with the collector paused, and frozen after (``long_lived``)."""
-        burst = len(messages) >= MANY_NEW_VALUES and not self._has(messages[0])
+        """``[self(message) for message in messages]``, resumed from the previous call's list when
+        ``messages`` extends it (its last message is looked at again: it may have grown). A long
+        list whose first message has no value yet (a session's first request after a restart, a
+        new gate) makes thousands of values that live on: made with the collector paused, and
+        frozen after (``long_lived``)."""
+        start, results = self._lists.resume(None, messages)
+        if results is None or start == 0:
+            start, results = 0, []
+        else:
+            start -= 1
+            del results[start:]
+        burst = len(messages) - start >= MANY_NEW_VALUES and not self._has(messages[start])
         with long_lived_objects(burst):
-            return [self(message) for message in messages]
+            results.extend(self(message) for message in messages[start:])
+        self._lists.keep(None, messages, results)
+        return list(results)
 
     def _has(self, message: Any) -> bool:
         row = _DERIVED.get(id(message))

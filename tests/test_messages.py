@@ -178,6 +178,38 @@ class Incomparable:
         raise ValueError("the truth value of an array is ambiguous")
 
 
+def test_per_message_all_resumes_the_list_it_extends_and_looks_at_its_last_message_again(monkeypatch):
+    import jupyter_agent.messages as messages_module
+    from jupyter_agent.messages import AssistantMessage, PerMessage, TextContent, UserMessage
+
+    class CountedTable(dict):
+        reads = 0
+
+        def get(self, key, default=None):
+            CountedTable.reads += 1
+            return super().get(key, default)
+
+    monkeypatch.setattr(messages_module, "_DERIVED", CountedTable())
+    looked_at: list[object] = []
+    memo = PerMessage(lambda message: looked_at.append(message) or len(message.content))
+    partial = AssistantMessage(content=[TextContent(text="a")])
+    history = [UserMessage(content=[TextContent(text=f"m{i}")]) for i in range(5)] + [partial]
+    assert memo.all(history) == [1] * 6 and len(looked_at) == 6
+    looked_at.clear()
+    partial.content.append(TextContent(text="b"))  # the last message grew: its value is made again
+    longer = [*history, UserMessage(content=[TextContent(text="next")])]
+    CountedTable.reads = 0
+    assert memo.all(longer) == [1, 1, 1, 1, 1, 2, 1]
+    assert CountedTable.reads == 2  # the last message of the list it extends, and the new one
+    assert looked_at == [partial, longer[-1]]  # nothing before the last message is walked again
+    looked_at.clear()
+    returned = memo.all(longer)
+    returned.append("changed by a caller")
+    assert memo.all(longer) == [1, 1, 1, 1, 1, 2, 1] and looked_at == []  # the kept list is not the caller's
+    other = [UserMessage(content=[TextContent(text="another history")])]
+    assert memo.all(other) == [1] and looked_at == [other[0]]
+
+
 def test_per_message_all_makes_a_long_lists_new_values_with_the_collector_paused(monkeypatch):
     import gc
 

@@ -168,7 +168,7 @@ async def start_cell_turn(
     put it and says what it continues: every request carries ``system`` and ``tools`` too.
 
     ``lead``: a note already shown (why a replay runs live), kept in front of this one."""
-    from jupyter_agent.model.tokens import estimate_overhead, estimate_tokens
+    from jupyter_agent.model.tokens import estimate_history_tokens, estimate_overhead
     from jupyter_agent.notebook.session_moves import moved_sessions_note
 
     store, cell = turn.session.store, turn.request.cell
@@ -176,7 +176,7 @@ async def start_cell_turn(
     earlier = store.turns()
     model = turn.resolved.model if turn.resolved is not None else None
     store.record_request(model, options, cell=cell.ref if cell is not None else None)
-    tokens = estimate_tokens(store.messages()) + estimate_overhead(system, [tool.spec() for tool in tools])
+    tokens = estimate_history_tokens(store.messages()) + estimate_overhead(system, [tool.spec() for tool in tools])
     try:
         note = continuation_note(turn.session.name, earlier, placement, tokens, model)
         turn.renderer.note(f"{lead} {note}" if lead else note)

@@ -13,7 +13,7 @@ wants it (``Reader``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from jupyter_agent.messages import Message, UserMessage
@@ -159,6 +159,14 @@ class ActiveBranch:
         if unread:
             self._read(unread)
         return [entry.message for entry in self.history]
+
+    def history_newest_first(self, role: str | None = None) -> Iterator[Message]:
+        """The history's messages (of ``role`` only, if given), newest first: a caller looking for
+        the last of something stops early, and skipped messages cost a comparison each."""
+        unread = [entry for entry in self.history if entry.record is None]
+        if unread:
+            self._read(unread)  # here, not while the caller iterates: a stale index is found now
+        return (entry.message for entry in reversed(self.history) if role is None or entry.role == role)
 
     def full_records(self) -> list[Record]:
         unread = [entry for entry in self.records if entry.record is None]

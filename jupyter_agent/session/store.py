@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import weakref
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
@@ -138,6 +138,10 @@ class SessionStore:
     def history(self) -> list[Message]:
         """Every message of the branch, including those a compaction summarized."""
         return self._reading(lambda: self._index.branch.history_messages())
+
+    def history_newest_first(self, role: str | None = None) -> Iterator[Message]:
+        """``reversed(history())`` (only ``role``'s messages, if given), read as far as the caller goes."""
+        return self._reading(lambda: self._index.branch.history_newest_first(role))
 
     @property
     def message_count(self) -> int:

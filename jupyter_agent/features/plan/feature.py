@@ -32,7 +32,7 @@ class PlanChangedEvent(FeatureEvent):
 
 class PlanTurn(FeatureTurn):
     """The plan is read in ``start``: by then a re-run cell has branched the session, and the plan
-    is the one the branch the turn continues left (``PlanFile.state(history)``)."""
+    is the one the branch the turn continues left (``PlanFile.state`` of its tool results)."""
 
     def __init__(self, file: PlanFile, context: TurnContext) -> None:
         self.plan = PlanState()
@@ -40,7 +40,8 @@ class PlanTurn(FeatureTurn):
         self.file, self.context = file, context
 
     async def start(self) -> None:
-        loaded = self.file.state(self.context.session.store.history())  # the plan of the branch the turn continues
+        # The plan of the branch the turn continues.
+        loaded = self.file.state(self.context.session.store.history_newest_first("tool_result"))
         self.plan.replace(list(loaded.items))  # no listener yet: neither saved again nor shown as a change
         self.plan.on_change(self.file.save)
         context = self.context

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable
 from pathlib import Path
 
 from jupyter_agent.features.plan.state import PlanError, PlanState
@@ -31,9 +31,10 @@ def plan_path(session_path: str | Path) -> Path:
     return session.with_name(session.stem + PLAN_SUFFIX)
 
 
-def recorded_plan(history: Sequence[Message]) -> PlanState | None:
-    """The plan the last accepted ``plan`` call of ``history`` left (None: no call set one)."""
-    for message in reversed(history):
+def recorded_plan(tool_results: Iterable[Message]) -> PlanState | None:
+    """The plan the last accepted ``plan`` call left (None: no call set one); ``tool_results``:
+    a history's tool results newest first (``SessionStore.history_newest_first("tool_result")``)."""
+    for message in tool_results:
         if message.role == "tool_result" and message.tool_name == "plan" and not message.is_error:
             try:
                 return PlanState.from_json(message.details)
@@ -46,12 +47,12 @@ class PlanFile:
     def __init__(self, session_path: str | Path) -> None:
         self.path = plan_path(session_path)
 
-    def load(self, history: Sequence[Message] | None = None) -> PlanState:
+    def load(self, tool_results: Iterable[Message] | None = None) -> PlanState:
         """The saved plan; an empty one when there is none or the file is unreadable. With the
-        session's ``history`` (its active branch): the plan that branch's calls left, empty when
-        they made none."""
-        if history is not None:
-            return recorded_plan(history) or PlanState()
+        tool results of the session's active branch, newest first: the plan that branch's calls
+        left, empty when they made none."""
+        if tool_results is not None:
+            return recorded_plan(tool_results) or PlanState()
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
             return PlanState.from_json(data)
@@ -68,11 +69,11 @@ class PlanFile:
         # Private like the session it belongs to; a plan lost to a power cut is only a checklist.
         atomic_write(self.path, text.encode("utf-8"), new_mode=0o600, durable=False)
 
-    def state(self, history: Sequence[Message] | None = None) -> PlanState:
-        """The saved plan (with ``history``: the branch's plan, saved when the file held another),
-        saved again after every change."""
-        state = self.load(history)
-        if history is not None and state.to_json() != self.load().to_json():
+    def state(self, tool_results: Iterable[Message] | None = None) -> PlanState:
+        """The saved plan (with the branch's ``tool_results``, newest first: the branch's plan,
+        saved when the file held another), saved again after every change."""
+        state = self.load(tool_results)
+        if tool_results is not None and state.to_json() != self.load().to_json():
             self.save(state)  # the turns that made the file's plan are on another branch now
         state.on_change(self.save)
         return state

@@ -88,16 +88,28 @@ def plan_result(text, is_error=False, details=None):
 
 
 def test_the_branchs_last_accepted_plan_call_decides():
-    history = [UserMessage(content="go"), plan_result("Load"), plan_result("Refused", is_error=True)]
-    assert [item.text for item in recorded_plan(history).items] == ["Load"]
+    newest_first = [plan_result("Refused", is_error=True), plan_result("Load"), plan_result("Older"), UserMessage(content="go")]
+    assert [item.text for item in recorded_plan(newest_first).items] == ["Load"]
     # A record holding no plan (edited by hand) does not hide the call before it.
-    assert [item.text for item in recorded_plan([plan_result("Load"), plan_result("x", details={"no": 1})]).items] == ["Load"]
+    assert [item.text for item in recorded_plan([plan_result("x", details={"no": 1}), plan_result("Load")]).items] == ["Load"]
     assert recorded_plan([UserMessage(content="go")]) is None
+
+
+def test_the_plan_is_found_in_a_stores_tool_results_newest_first(tmp_path):
+    from jupyter_agent.session import SessionStore
+
+    with SessionStore(tmp_path / "s.jsonl") as store:
+        for message in (UserMessage(content="go"), plan_result("Load"), UserMessage(content="more"), plan_result("Plot")):
+            store.append(message)
+        results = store.history_newest_first("tool_result")
+        assert [message.content[0].text for message in results] == ["Plot", "Load"]
+        assert [message.role for message in store.history_newest_first()] == ["tool_result", "user", "tool_result", "user"]
+        assert [item.text for item in recorded_plan(store.history_newest_first("tool_result")).items] == ["Plot"]
 
 
 def test_a_redone_branch_rolls_the_plan_file_back(session_file):
     PlanFile(session_file).state().replace([{"text": "Fit a model"}])  # made by a turn a re-run replaced
-    state = PlanFile(session_file).state([UserMessage(content="go"), plan_result("Load")])
+    state = PlanFile(session_file).state([plan_result("Load"), UserMessage(content="go")])
     assert [item.text for item in state.items] == ["Load"]
     assert [item.text for item in PlanFile(session_file).load().items] == ["Load"]  # saved
     # A branch whose turns made no plan has none.
