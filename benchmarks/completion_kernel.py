@@ -27,7 +27,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from bench_stats import quantile, row, verdict  # noqa: E402
-from kernel_harness import KernelHarness  # noqa: E402
+from kernel_harness import KernelHarness, comm_target_registered  # noqa: E402
 
 from jupyter_agent.notebook.comm.protocol import PROTOCOL_VERSION, TARGET_NAME  # noqa: E402
 from jupyter_agent.testing.fake_provider import FakeProvider, text  # noqa: E402
@@ -94,6 +94,8 @@ def bench_kernel(folder: pathlib.Path, provider: FakeProvider) -> tuple[KernelHa
         "import pandas as pd\n"
         'df = pd.DataFrame({"revenue_q3": [1.0], "region": ["north"]})'
     )
+    # Registered once its modules are imported off the loop, just after the cell (a page asks again).
+    h.wait_for(lambda: comm_target_registered(h), what="the extension's comm target")
     frontend = Frontend(h)
     warm = "warm"
     frontend.complete(warm)  # imports litellm and opens the first connection
