@@ -8,9 +8,8 @@ before its role chunk and again before its first text, so its own time to first 
 
 * after a pause: ``df`` typed, a pause, then ``.`` (the request leaves at once);
 * at the end of a burst: ``df.`` typed in one go, keys 30 ms apart (the provider's request
-  spacing, ``REQUEST_SPACING_MS`` and ``REQUEST_BURST`` in ``labextension/src/completion.ts``: a
-  bucket of two requests refilled one per interval, holds the last key's request until the
-  bucket holds one again).
+  spacing, ``REQUEST_SPACING_MS`` in ``labextension/src/completion.ts``, holds the last key's
+  request until that interval since the previous request is over).
 
 The hops, on one wall clock (the page's ``performance.timeOrigin + now()`` put on this process's
 ``time.time()`` by the offset measured at the start; the kernel's log records are ``time.time()``):

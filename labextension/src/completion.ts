@@ -7,11 +7,9 @@
  * answer back as `completion` messages, which `stream()` turns into ghost
  * text. The next keystroke cancels the request in flight (the kernel closes
  * the model's HTTP response). Requests are spaced here rather than by
- * JupyterLab's per-provider debounce, which would delay every key: one request
- * per `REQUEST_SPACING_MS` on average, `REQUEST_BURST` at once (a bucket of
- * that many requests, refilled one per interval). A key asks at once while the
- * bucket holds a request, and otherwise when it holds one again, if no newer
- * key replaced it.
+ * JupyterLab's per-provider debounce, which would delay every key: a key asks
+ * at once unless a request left less than `REQUEST_SPACING_MS` ago, and then
+ * asks when that interval is over, if no newer key replaced it.
  */
 
 import {
@@ -40,14 +38,6 @@ export const PROVIDER_ID = 'jupyter-agent:inline-completion';
  * wait the whole of it after every key.
  */
 export const REQUEST_SPACING_MS = 75;
-/**
- * Why 2: a short burst (`df.` typed in one go) is often split by the machine's
- * timing, so that its middle key asks just after the first; with one request
- * per interval its last key would then wait nearly all of it. Two at once let
- * a three-key burst's last key wait what remains after two, while a held key
- * still asks once per interval.
- */
-export const REQUEST_BURST = 2;
 /** Why 12: the cells just above say what the notebook is doing; older ones rarely matter to one line. */
 const CELLS_ABOVE = 12;
 /** Why 2000 characters each: a cell's start names its data; the whole of a long one costs tokens for nothing. */
@@ -158,14 +148,14 @@ export class AgentInlineCompletionProvider
     const requestId = UUID.uuid4();
     mark('fetch', requestId);
     const generation = ++this._generation;
-    const wait = (1 - this._credit()) * REQUEST_SPACING_MS;
+    const wait = this._lastRequest + REQUEST_SPACING_MS - performance.now();
     if (wait > 0 && context.triggerKind !== InlineCompletionTriggerKind.Invoke) {
       await new Promise(resolve => window.setTimeout(resolve, wait));
       if (generation !== this._generation) {
         return { items: [] }; // another key came: that one asks
       }
     }
-    this._spend();
+    this._lastRequest = performance.now();
     const stream = new CompletionStream(requestId);
     const panel = context.widget instanceof NotebookPanel ? context.widget : null;
     const cell = panel?.content.activeCell ?? null;
@@ -251,25 +241,12 @@ export class AgentInlineCompletionProvider
     current.stream.end();
   }
 
-  /** The requests the bucket holds now (a fraction: part of the next one has refilled). */
-  private _credit(): number {
-    const refilled = (performance.now() - this._creditAt) / REQUEST_SPACING_MS;
-    return Math.min(REQUEST_BURST, this._credits + refilled);
-  }
-
-  /** Takes one request from the bucket (an explicit request, asked with it empty, leaves it empty). */
-  private _spend(): void {
-    this._credits = Math.max(0, this._credit() - 1);
-    this._creditAt = performance.now();
-  }
-
   private _current: {
     connection: AgentConnection;
     stream: CompletionStream;
     release: () => void;
   } | null = null;
   private _generation = 0;
-  private _credits = REQUEST_BURST;
-  private _creditAt = 0;
+  private _lastRequest = -Infinity;
   private _isDisposed = false;
 }

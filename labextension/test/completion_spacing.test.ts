@@ -1,9 +1,8 @@
 // @vitest-environment happy-dom
 /**
- * The inline completion provider's request spacing (`REQUEST_SPACING_MS`, `REQUEST_BURST`): a
- * bucket of two requests refilled one per interval; a key asks at once while it holds one, and
- * otherwise when it does again, if no newer key replaced it. JupyterLab's modules are replaced by
- * the little the provider uses.
+ * The inline completion provider's request spacing (`REQUEST_SPACING_MS`): a key asks at once
+ * unless a request left less than the interval ago; then it asks when the interval is over, if no
+ * newer key replaced it. JupyterLab's modules are replaced by the little the provider uses.
  */
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -18,7 +17,6 @@ vi.mock('../src/icon', () => ({ agentIcon: {} }));
 
 import {
   AgentInlineCompletionProvider,
-  REQUEST_BURST,
   REQUEST_SPACING_MS
 } from '../src/completion';
 
@@ -71,40 +69,20 @@ describe('request spacing', () => {
     expect(requests(posted)).toEqual(['df', 'df.']);
   });
 
-  it("asks for a burst's first two keys at once, holds the next for the bucket, and drops the keys it replaced", async () => {
-    expect(REQUEST_BURST).toBe(2);
+  it('holds the last key of a burst for what remains of the interval, and drops the keys it replaced', async () => {
     await key(provider, 'd');
     vi.advanceTimersByTime(20);
-    await key(provider, 'df'); // the bucket's second request
+    const second = key(provider, 'df');
     vi.advanceTimersByTime(20);
     const third = key(provider, 'df.');
-    vi.advanceTimersByTime(10);
-    const fourth = key(provider, 'df.r');
-    expect(requests(posted)).toEqual(['d', 'df']);
-    // After "df" (t = 20) the bucket held 20/75 of a request; it holds a whole one at t = 75.
-    vi.advanceTimersByTime(75 - 50 - 1);
+    expect(requests(posted)).toEqual(['d']); // both wait for the interval
+    vi.advanceTimersByTime(REQUEST_SPACING_MS - 40 - 1);
     await Promise.resolve();
-    expect(requests(posted)).toEqual(['d', 'df']); // 1 ms early: still waiting
+    expect(requests(posted)).toEqual(['d']); // 1 ms early: still waiting
     vi.advanceTimersByTime(1);
-    expect(await third).toEqual({ items: [] }); // replaced by the newer key
-    await fourth;
-    expect(requests(posted)).toEqual(['d', 'df', 'df.r']);
-  });
-
-  it('asks once per interval while a key is held', async () => {
-    const answers: Promise<unknown>[] = [];
-    let text = '';
-    for (let i = 0; i < 20; i++) {
-      text += 'x';
-      answers.push(key(provider, text));
-      vi.advanceTimersByTime(30); // a key's repeat rate
-    }
-    vi.advanceTimersByTime(REQUEST_SPACING_MS);
-    await Promise.all(answers);
-    const asked = requests(posted);
-    // 600 ms of keys: the bucket's two, one per 75 ms after, and the last key's own.
-    expect(asked.length).toBeLessThanOrEqual(REQUEST_BURST + Math.ceil((20 * 30) / REQUEST_SPACING_MS));
-    expect(asked[asked.length - 1]).toBe(text);
+    expect(await second).toEqual({ items: [] }); // replaced by the newer key
+    await third;
+    expect(requests(posted)).toEqual(['d', 'df.']);
   });
 
   it('cancels the request in flight when the next key asks', async () => {
