@@ -18,7 +18,6 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-
 # A pass that makes values for this many messages or more at once (a long session's first request)
 # pauses the collector: fewer make a few thousand objects, which a collection scans in no time.
 MANY_NEW_VALUES = 1_000

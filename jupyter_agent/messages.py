@@ -199,7 +199,6 @@ class PerMessage(Generic[ResultT]):
             result = row[slot] = self._compute(message)
         return result  # type: ignore[no-any-return]  # the slot holds this PerMessage's results only
 
-
     def all(self, messages: Sequence[Any]) -> list[ResultT]:
         """``[self(message) for message in messages]``, resumed from the previous call's list when
         ``messages`` extends it (its last message is looked at again: it may have grown). A long

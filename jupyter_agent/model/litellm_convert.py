@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from jupyter_agent.long_lived import MANY_NEW_VALUES, long_lived_objects
 from jupyter_agent.messages import (
     AssistantMessage,
     ImageContent,
@@ -28,7 +29,6 @@ from jupyter_agent.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from jupyter_agent.long_lived import MANY_NEW_VALUES, long_lived_objects
 from jupyter_agent.model.cache_breakpoints import add_cache_breakpoints, takes_cache_breakpoints
 from jupyter_agent.model.catalog import litellm_name
 from jupyter_agent.model.types import Context, Model, StreamOptions, ToolSpec

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jupyter_agent.long_lived import MANY_NEW_VALUES, long_lived_objects
 from jupyter_agent.messages import (
     AssistantMessage,
     ImageContent,
@@ -30,7 +31,6 @@ from jupyter_agent.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from jupyter_agent.long_lived import MANY_NEW_VALUES, long_lived_objects
 from jupyter_agent.model.types import HistorySource, Model, ModelInputSource, ToolRepairSource
 
 IMAGE_OMITTED = "(image omitted: model does not support images)"

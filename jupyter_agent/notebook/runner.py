@@ -16,6 +16,7 @@ one feed: the run's events and what the features show (``FeatureEvent``), in ord
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Literal
 
@@ -441,17 +442,16 @@ async def _resolve(turn: Turn) -> ResolvedModel:
             _safely(turn.renderer.note, LOADING_LITELLM)
     try:
         session = turn.request.session
-        arguments = {
-            "api_key": settings.api_key or None,  # empty: the provider's own variable
-            "api_base": settings.api_base or None,
-            "idle_timeout": settings.stream_timeout,
-            "request_fields": proxy_request_fields(choice.name, session.name, session.notebook),
-        }
+        resolving = functools.partial(
+            resolve,
+            choice,
+            api_key=settings.api_key or None,  # empty: the provider's own variable
+            api_base=settings.api_base or None,
+            idle_timeout=settings.stream_timeout,
+            request_fields=proxy_request_fields(choice.name, session.name, session.notebook),
+        )
         # Resolving takes microseconds once litellm is imported; a thread's hop would take a millisecond.
-        if waiting:
-            resolved = await asyncio.to_thread(resolve, choice, **arguments)
-        else:
-            resolved = resolve(choice, **arguments)
+        resolved = await asyncio.to_thread(resolving) if waiting else resolving()
         # Every request of the turn passes the privacy gate: its steps, sub-agents, compaction, memory.
         return resolved.behind(turn_privacy_gate(settings))
     finally:

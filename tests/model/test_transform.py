@@ -229,7 +229,9 @@ def test_a_long_historys_first_pass_runs_with_the_collector_paused_and_the_next_
     monkeypatch.setattr(gc, "freeze", lambda: None)  # the test's objects stay collectable
     collecting: list[bool] = []
     adapt_user = transform._adapt_user
-    monkeypatch.setattr(transform, "_adapt_user", lambda message, model: collecting.append(gc.isenabled()) or adapt_user(message, model))
+    monkeypatch.setattr(
+        transform, "_adapt_user", lambda message, model: collecting.append(gc.isenabled()) or adapt_user(message, model)
+    )
     history = [UserMessage(content=f"message {i}") for i in range(MANY_NEW_VALUES)]
     model = Model(id="a-model", provider="openai")
     transform_messages(history, model)
