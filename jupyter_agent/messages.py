@@ -206,10 +206,10 @@ class PerMessage(Generic[ResultT]):
         new gate) makes thousands of values that live on: made with the collector paused, and
         frozen after (``long_lived``)."""
         start, results = self._lists.resume(None, messages)
-        if results is None or start == 0:
-            start, results = 0, []
+        if results is None:
+            results = []
         else:
-            start -= 1
+            start -= 1  # the list it extends ends at ``start`` (never 0: an empty list is not kept)
             del results[start:]
         burst = len(messages) - start >= MANY_NEW_VALUES and not self._has(messages[start])
         with long_lived_objects(burst):

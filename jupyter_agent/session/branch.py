@@ -155,24 +155,23 @@ class ActiveBranch:
         return list(self.view)  # type: ignore[arg-type]
 
     def history_messages(self) -> list[Message]:
-        unread = [entry for entry in self.history if entry.record is None]
-        if unread:
-            self._read(unread)
-        return [entry.message for entry in self.history]
+        return [entry.message for entry in self._read_all(self.history)]
 
     def history_newest_first(self, role: str | None = None) -> Iterator[Message]:
         """The history's messages (of ``role`` only, if given), newest first: a caller looking for
         the last of something stops early, and skipped messages cost a comparison each."""
-        unread = [entry for entry in self.history if entry.record is None]
-        if unread:
-            self._read(unread)  # here, not while the caller iterates: a stale index is found now
-        return (entry.message for entry in reversed(self.history) if role is None or entry.role == role)
+        history = self._read_all(self.history)  # here, not while the caller iterates: a stale index is found now
+        return (entry.message for entry in reversed(history) if role is None or entry.role == role)
 
     def full_records(self) -> list[Record]:
-        unread = [entry for entry in self.records if entry.record is None]
+        return [entry.record for entry in self._read_all(self.records)]  # type: ignore[misc]
+
+    def _read_all(self, entries: list[Entry]) -> list[Entry]:
+        """``entries``, each record read (those not read yet, in one pass over the file)."""
+        unread = [entry for entry in entries if entry.record is None]
         if unread:
             self._read(unread)
-        return [entry.record for entry in self.records]  # type: ignore[misc]
+        return entries
 
     def _compact(self, entry: Entry) -> None:
         # The runtime's view after compaction: first user message, the summary, the kept tail.
