@@ -138,7 +138,7 @@ def _array(array: Any, kind: str) -> Fingerprint:
     nbytes = int(array.nbytes)
     digest = hashlib.blake2b(str(array.dtype).encode(), digest_size=16)
     if array.dtype.hasobject:
-        digest.update(repr([id(item) for item in _sample_flat(array)]).encode())
+        digest.update(_items_digest(_sample_flat(array).tolist()))
     elif nbytes <= FULL_HASH_BYTES:
         digest.update(array.tobytes())
     else:
@@ -217,9 +217,17 @@ def _bytes_of(sampled: Any) -> bytes:
         array = numpy.asarray(sampled)
         if not array.dtype.hasobject:
             return array.tobytes()
-        return repr([id(item) for item in array.ravel().tolist()]).encode()  # items' reprs are user code
+        return _items_digest(array.ravel().tolist())
     except Exception:  # noqa: BLE001 - an exotic extension array: its length is all that is told
         return str(_length(sampled)).encode()
+
+
+def _items_digest(items: list[object]) -> bytes:
+    """Object items as bytes to hash: plain values (exactly ``str``, ``int``…) by value, whose
+    ``repr`` is the builtin's; any other object by identity, as its ``repr`` is user code. By value
+    because a string column made of Arrow data (pandas' default string dtype) hands out new
+    ``str`` objects on every read: by identity, an unchanged frame would look changed each time."""
+    return repr([item if type(item) in _IMMUTABLE else id(item) for item in items]).encode()
 
 
 def _length(sampled: Any) -> int:

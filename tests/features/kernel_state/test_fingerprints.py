@@ -25,6 +25,29 @@ def test_a_frame_shows_its_shape_and_notices_a_new_column_and_changed_values():
     assert fingerprint(frame).same_content(fingerprint(frame))
 
 
+def test_a_frame_of_arrow_strings_is_unchanged_until_a_string_changes():
+    # Arrow-backed strings (pandas' default string dtype with pyarrow) are new str objects on every read.
+    frame = pd.DataFrame({"name": pd.array(["north", "south"] * 50, dtype="string[pyarrow]"), "v": range(100)})
+    before = fingerprint(frame)
+    print(frame.to_string())  # reads every string, as the agent's print(df) does
+    assert fingerprint(frame).same_content(before)
+    frame.loc[0, "name"] = "east"
+    assert not fingerprint(frame).same_content(before)
+
+
+def test_object_items_other_than_plain_values_are_compared_by_identity():
+    class Item:
+        def __repr__(self):
+            raise AssertionError("a fingerprint ran the item's own code")
+
+    first = Item()
+    frame = pd.DataFrame({"item": pd.Series([first, "text"], dtype=object)})
+    before = fingerprint(frame)
+    assert fingerprint(frame).same_content(before)
+    frame.loc[0, "item"] = Item()
+    assert not fingerprint(frame).same_content(before)
+
+
 def test_an_array_is_hashed_whole_when_small_and_sampled_when_big():
     small = np.arange(10)
     print_ = fingerprint(small)
