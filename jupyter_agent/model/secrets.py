@@ -97,6 +97,28 @@ def redact_secrets(text: str, secrets: Mapping[str, str] | None = None) -> str:
     return text
 
 
+class Redactor:
+    """Replaces known secret values in text; reads the environment afresh for every line."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None):
+        self._environ = os.environ if environ is None else environ
+        self._extra: dict[str, str] = {}  # value -> name
+
+    def add(self, name: str, value: str) -> None:
+        if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
+            self._extra[value] = name
+            remember_secret(name, value)  # shown anywhere else, it is redacted there too
+
+    def secrets(self) -> dict[str, str]:
+        """value -> name of every secret known now (the environment can change during a session)."""
+        found = known_secrets(self._environ)
+        found.update(self._extra)
+        return found
+
+    def redact(self, text: str) -> str:
+        return redact_secrets(text, self.secrets())
+
+
 def _forms(value: str) -> tuple[str, ...]:
     # In a JSON line a value with quotes, backslashes or control characters appears escaped.
     escaped = json.dumps(value, ensure_ascii=False)[1:-1]
@@ -131,4 +153,4 @@ def _redact_clipped(text: str, value: str, name: str) -> str:
     return text
 
 
-__all__ = ["MIN_SECRET_LENGTH", "known_secrets", "looks_secret", "redact_secrets", "remember_secret"]
+__all__ = ["MIN_SECRET_LENGTH", "Redactor", "known_secrets", "looks_secret", "redact_secrets", "remember_secret"]

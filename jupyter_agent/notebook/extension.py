@@ -1,24 +1,14 @@
-"""``%load_ext jupyter_agent``: registers the magics, the cell transformer, and preloads litellm.
+"""``%load_ext jupyter_agent``: registers the magics, their cell transformer, and preloads litellm.
 
 Loading must stay fast (target ≤ 0.1 s): it imports the magics, the site policy and the interrupt
 router, none of the models, the runtime or the session store (package facades are lazy:
 ``jupyter_agent.lazy_facade``). litellm (~8 s) is imported in a background thread, and then the
 modules of a turn (``warm_up``), so both are usually ready by the time the first turn needs them.
-
-The cell transformer makes waiting cells *await* instead of blocking: a sync magic cannot wait
-for a task on the loop it runs on, but a cell with a top-level ``await`` runs as a coroutine on
-the kernel's loop, which keeps serving widgets, the agent and the Interrupt meanwhile. It turns
-a blocking ``%%agent`` cell (``--wait``, headless, terminal) into an ``await`` of the magic's
-``run_blocking``, and a ``%agent wait`` line into an ``await`` of ``wait_async``.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
 from typing import TYPE_CHECKING, Callable
-
-from jupyter_agent.notebook import frontend
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -26,12 +16,10 @@ if TYPE_CHECKING:
     from jupyter_agent.notebook.magics import AgentMagics
     from jupyter_agent.notebook.session_manager import SessionManager
 
-_WAIT_LINE = re.compile(r"^%agent\s+wait\b(?P<rest>[^\n]*)$")
-
 
 def load_ipython_extension(ipython: InteractiveShell) -> None:
     from jupyter_agent.notebook.interrupt import interrupt_router
-    from jupyter_agent.notebook.magics import AgentMagics
+    from jupyter_agent.notebook.magics import AgentMagics, CellTransformer
     from jupyter_agent.session.site_policy import bind_site_policy
 
     bind_site_policy()  # where the site policy is, as the kernel was started: no later cell moves it
@@ -105,6 +93,8 @@ def unload_ipython_extension(ipython: InteractiveShell) -> None:
     if lab is not None:
         lab.unregister_comm_target(ipython)
     transformers = ipython.input_transformers_cleanup
+    from jupyter_agent.notebook.magics import CellTransformer
+
     for transformer in [t for t in transformers if isinstance(t, CellTransformer)]:
         transformers.remove(transformer)
         transformer.magics.bridge.close()  # completions stop; their cell hooks go
@@ -129,6 +119,8 @@ def _stop_turns(sessions: SessionManager) -> None:
 
 
 def _loaded(ipython: InteractiveShell, magics: AgentMagics) -> bool:
+    from jupyter_agent.notebook.magics import CellTransformer
+
     return any(isinstance(t, CellTransformer) and t.magics is magics for t in ipython.input_transformers_cleanup)
 
 
@@ -161,64 +153,3 @@ def _uses_only_offline_models(magics: AgentMagics) -> bool:
     from jupyter_agent.notebook.magics import setting_variable
 
     return (magics.model or os.environ.get(setting_variable("model") or "", "")) == "demo"
-
-
-class CellTransformer:
-    """An IPython cleanup transformer (a function of the cell's lines)."""
-
-    # Keeps IPython's "is this input complete?" check from seeing the rewritten cell: a terminal
-    # would otherwise run "%%agent" before its body is typed.
-    has_side_effects = True
-
-    def __init__(self, shell: InteractiveShell, magics: AgentMagics) -> None:
-        self.shell = shell
-        self.magics = magics
-
-    def can_await(self) -> bool:
-        # Top-level await needs autoawait with the asyncio runner; otherwise the magics fall back.
-        from IPython.core.async_helpers import _asyncio_runner
-
-        return bool(getattr(self.shell, "autoawait", False)) and self.shell.loop_runner is _asyncio_runner
-
-    def __call__(self, lines: list[str]) -> list[str]:
-        if not lines or "%agent" not in lines[0] and not any(line.startswith("%agent") for line in lines):
-            return lines
-        first = lines[0]
-        is_agent_cell = first.startswith("%%agent") and first[7:8] in ("", " ", "\t", "\n")
-        if is_agent_cell and not "".join(lines[1:]).strip():
-            return [self._bodiless_cell(first)]
-        if not self.can_await():
-            return lines
-        if is_agent_cell:
-            return self._agent_cell(lines)
-        if first.startswith("%%"):
-            return lines  # another cell magic owns the body
-        return [self._wait_line(line) for line in lines]
-
-    def _agent_cell(self, lines: list[str]) -> list[str]:
-        option_line = lines[0][7:].strip()
-        try:
-            tokens = shlex.split(option_line)
-        except ValueError:
-            return lines  # the magic reports the parse error
-        from jupyter_agent.notebook.failed_turn import waits
-
-        mode = frontend.frontend_mode(self.shell)
-        if not frontend.blocks(mode, frontend.wait_option(tokens), waits(self.magics.wait, self.magics.raise_on_error)):
-            return lines
-        body = "".join(lines[1:])
-        return [f"await get_ipython().find_cell_magic('agent').__self__.run_blocking({option_line!r}, {body!r})\n"]
-
-    def _bodiless_cell(self, first: str) -> str:
-        # IPython refuses a cell magic without a body before the magic runs; ours answers
-        # itself: the help for ``--help``, else what the cell is missing.
-        option_line = first[7:].strip()
-        return f"get_ipython().find_cell_magic('agent')({option_line!r}, '')\n"
-
-    def _wait_line(self, line: str) -> str:
-        match = _WAIT_LINE.match(line.rstrip("\n"))
-        if match is None:
-            return line
-        rest = match.group("rest").strip()
-        ending = "\n" if line.endswith("\n") else ""
-        return f"await get_ipython().find_line_magic('agent').__self__.wait_async({rest!r}){ending}"

@@ -1,15 +1,23 @@
-"""``%%agent`` (a turn: the cell body is the prompt) and ``%agent SUBCOMMAND``.
+"""``%%agent`` (a turn: the cell body is the prompt) and ``%agent SUBCOMMAND``, and the cell transformer that lets them wait.
 
 Defaults come from traitlets (``%config AgentMagics.model = "…"`` or ``ipython_config.py``) and
 the environment. The magic itself only parses, picks the session, model and renderer, and hands
 the turn to the runner; bad options end in a short ``UsageError`` with the usage, never a
 traceback.
+
+``CellTransformer`` makes waiting cells *await* instead of blocking: a sync magic cannot wait
+for a task on the loop it runs on, but a cell with a top-level ``await`` runs as a coroutine on
+the kernel's loop, which keeps serving widgets, the agent and the Interrupt meanwhile. It turns
+a blocking ``%%agent`` cell (``--wait``, headless, terminal) into an ``await`` of the magic's
+``run_blocking``, and a ``%agent wait`` line into an ``await`` of ``wait_async``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
@@ -146,7 +154,7 @@ class AgentMagics(Magics):
         runner.start(turn)
 
     async def run_blocking(self, line: str, cell: str) -> None:
-        """What a blocking ``%%agent`` cell awaits (see ``extension.CellTransformer``)."""
+        """What a blocking ``%%agent`` cell awaits (see ``CellTransformer``)."""
         args = self._parse(line)
         if args is None:
             return
@@ -212,7 +220,7 @@ class AgentMagics(Magics):
         data = data_policy(settings.data_policy, settings.sample_rows, settings.data_ceiling)
         shell = self.shell
         assert shell is not None  # a magic only runs inside a shell
-        if mentions:
+        if mentions and "@" in prompt:  # every mention starts with "@": a prompt without one has none
             from jupyter_agent.notebook.mentions import expand_mentions
 
             prompt = expand_mentions(prompt, shell.user_ns, session.notebook, data, session.workspace)
@@ -302,7 +310,7 @@ class AgentMagics(Magics):
         return run_subcommand(self, line)
 
     async def wait_async(self, line: str = "") -> None:
-        """What ``%agent wait`` awaits in a kernel (see ``extension.CellTransformer``)."""
+        """What ``%agent wait`` awaits in a kernel (see ``CellTransformer``)."""
         from jupyter_agent.notebook import runner
         from jupyter_agent.notebook.subcommands import wait_session
 
@@ -351,3 +359,65 @@ def _outline(shell: InteractiveShell, session: AgentSession, cell_id: str | None
 
     cells, source = read_disk_cells(session.notebook, shell.user_ns)
     return outline_section(cells, source, agent_cell_id=cell_id, around=around, policy=policy)
+
+
+_WAIT_LINE = re.compile(r"^%agent\s+wait\b(?P<rest>[^\n]*)$")
+
+
+class CellTransformer:
+    """An IPython cleanup transformer (a function of the cell's lines)."""
+
+    # Keeps IPython's "is this input complete?" check from seeing the rewritten cell: a terminal
+    # would otherwise run "%%agent" before its body is typed.
+    has_side_effects = True
+
+    def __init__(self, shell: InteractiveShell, magics: AgentMagics) -> None:
+        self.shell = shell
+        self.magics = magics
+
+    def can_await(self) -> bool:
+        # Top-level await needs autoawait with the asyncio runner; otherwise the magics fall back.
+        from IPython.core.async_helpers import _asyncio_runner
+
+        return bool(getattr(self.shell, "autoawait", False)) and self.shell.loop_runner is _asyncio_runner
+
+    def __call__(self, lines: list[str]) -> list[str]:
+        if not lines or "%agent" not in lines[0] and not any(line.startswith("%agent") for line in lines):
+            return lines
+        first = lines[0]
+        is_agent_cell = first.startswith("%%agent") and first[7:8] in ("", " ", "\t", "\n")
+        if is_agent_cell and not "".join(lines[1:]).strip():
+            return [self._bodiless_cell(first)]
+        if not self.can_await():
+            return lines
+        if is_agent_cell:
+            return self._agent_cell(lines)
+        if first.startswith("%%"):
+            return lines  # another cell magic owns the body
+        return [self._wait_line(line) for line in lines]
+
+    def _agent_cell(self, lines: list[str]) -> list[str]:
+        option_line = lines[0][7:].strip()
+        try:
+            tokens = shlex.split(option_line)
+        except ValueError:
+            return lines  # the magic reports the parse error
+        mode = frontend.frontend_mode(self.shell)
+        if not frontend.blocks(mode, frontend.wait_option(tokens), waits(self.magics.wait, self.magics.raise_on_error)):
+            return lines
+        body = "".join(lines[1:])
+        return [f"await get_ipython().find_cell_magic('agent').__self__.run_blocking({option_line!r}, {body!r})\n"]
+
+    def _bodiless_cell(self, first: str) -> str:
+        # IPython refuses a cell magic without a body before the magic runs; ours answers
+        # itself: the help for ``--help``, else what the cell is missing.
+        option_line = first[7:].strip()
+        return f"get_ipython().find_cell_magic('agent')({option_line!r}, '')\n"
+
+    def _wait_line(self, line: str) -> str:
+        match = _WAIT_LINE.match(line.rstrip("\n"))
+        if match is None:
+            return line
+        rest = match.group("rest").strip()
+        ending = "\n" if line.endswith("\n") else ""
+        return f"await get_ipython().find_line_magic('agent').__self__.wait_async({rest!r}){ending}"

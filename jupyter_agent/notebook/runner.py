@@ -50,7 +50,6 @@ if TYPE_CHECKING:
     from jupyter_agent.notebook.session_manager import AgentSession
     from jupyter_agent.notebook.toolset import RunControlFields
     from jupyter_agent.runtime import AgentRun, RunResult
-    from jupyter_agent.runtime.permissions import ApprovalRequest, Decision, Prompt
 
 WAITING = "waiting for the turn above"
 LOADING_LITELLM = "Loading litellm (its first use in a kernel takes a few seconds)…"
@@ -341,8 +340,9 @@ async def _run(turn: Turn) -> None:
         _safely(renderer.note, plan.lead)
     messages = store.messages() if plan.messages is None else plan.messages
     turn.prior_count = len(messages)
-    # Each run gets its own frozen policy: its mode, this turn's prompt, the session's trust.
-    policy = PermissionPolicy(settings.permissions, prompt=approval_prompt(turn), trust=session.trust)
+    # Each run gets its own frozen policy: its mode, this turn's renderer asking, the session's
+    # reviewer (the lab extension's inline review of a notebook edit) beside it, the session's trust.
+    policy = PermissionPolicy(settings.permissions, prompt=renderer.ask, reviewer=session.reviewer, trust=session.trust)
     if plan.gate is not None:
         policy = plan.gate(policy)
     run = run_agent(
@@ -382,7 +382,7 @@ def _context(turn: Turn) -> TurnContext:
         prompt=request.prompt,
         emit=turn.emit,
         note=lambda text: _safely(turn.renderer.note, text),
-        ask=approval_prompt(turn),
+        ask=turn.renderer.ask,
         model=turn.model,
         current_step=lambda: turn.step,
         shell=request.shell,
@@ -392,28 +392,6 @@ def _context(turn: Turn) -> TurnContext:
         cell=request.cell.ref if request.cell is not None else None,  # a replay finds the cell's own turn first
         run_control=request.run_control,
     )
-
-
-def approval_prompt(turn: Turn) -> Prompt:
-    """The turn's approval prompt: its renderer asks, and the session's reviewer (the lab
-    extension's inline review of a notebook edit) may decide beside it; the first answer wins."""
-    renderer, session = turn.renderer, turn.session
-
-    async def ask(request: ApprovalRequest) -> Decision:
-        review = session.reviewer(request) if session.reviewer is not None else None
-        if review is None:
-            return await renderer.ask(request)
-        # Whichever decides first wins; the other is cancelled (the bar hides, the review closes).
-        asking = asyncio.ensure_future(renderer.ask(request))
-        reviewing = asyncio.ensure_future(review)
-        try:
-            done, _ = await asyncio.wait({asking, reviewing}, return_when=asyncio.FIRST_COMPLETED)
-            return (asking if asking in done else reviewing).result()
-        finally:
-            for task in (asking, reviewing):
-                task.cancel()
-
-    return ask
 
 
 async def _started(turn: Turn, features: TurnFeatures) -> bool:

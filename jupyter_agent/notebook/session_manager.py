@@ -90,7 +90,7 @@ class AgentSession:
     turns: list[Turn] = field(default_factory=list)  # queued and running
     # Another place that may decide an approval (the lab extension's inline review of a notebook
     # edit): given the request, an awaitable decision, or None when it has no say in it. Each run's
-    # prompt asks it beside the turn's renderer (``runner.approval_prompt``).
+    # policy asks it beside the turn's renderer (``PermissionPolicy.reviewer``).
     reviewer: Callable[[ApprovalRequest], Awaitable[Decision] | None] | None = None
     _lock: asyncio.Lock | None = None
 

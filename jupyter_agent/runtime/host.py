@@ -44,8 +44,16 @@ from jupyter_agent.runtime.window import ContextWindow
 
 
 class RunHost:
-    def __init__(self, options: RunOptions, feed: EventFeed[RunEvent], queues: InputQueues, controller: AbortController) -> None:
+    def __init__(
+        self,
+        options: RunOptions,
+        prompt: UserContent,
+        feed: EventFeed[RunEvent],
+        queues: InputQueues,
+        controller: AbortController,
+    ) -> None:
         self.options = options
+        self.prompt = prompt  # validated for the options' model by run_agent
         self.emit = feed.emit
         self.queues = queues
         self.controller = controller
@@ -99,7 +107,7 @@ class RunHost:
         try:
             if await self._fits_before_start():
                 options = self.loop_options()
-                content: UserContent | None = self.options.prompt
+                content: UserContent | None = self.prompt
                 while True:
                     self._continue_same = False
                     await run_agent_loop(content, self.view, options, self.transcript.on_loop_event, self.signal)
@@ -241,7 +249,7 @@ class RunHost:
 
     async def _fits_before_start(self) -> bool:
         """A continued transcript that no longer fits is compacted before the first request."""
-        prompt_tokens = estimate_message_tokens(UserMessage(content=self.options.prompt))
+        prompt_tokens = estimate_message_tokens(UserMessage(content=self.prompt))
         if self.window.fits(self.window.projected_input(prompt_tokens)):
             return True
         if self.compactor.enabled:

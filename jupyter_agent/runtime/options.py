@@ -17,14 +17,12 @@ from pydantic import (
     Field,
     InstanceOf,
     ValidationError,
-    ValidationInfo,
     ValidatorFunctionWrapHandler,
     field_validator,
 )
 
 from jupyter_agent.loop import AbortSignal, AgentTool
-from jupyter_agent.loop.validate_input import validate_user_content
-from jupyter_agent.messages import AssistantMessage, Message, ToolResultMessage, UserContent, UserMessage
+from jupyter_agent.messages import AssistantMessage, Message, ToolResultMessage, UserMessage
 from jupyter_agent.model import Model, StreamFn, StreamOptions
 from jupyter_agent.runtime.compaction import CompactionMode
 from jupyter_agent.runtime.limits import Hook
@@ -106,13 +104,15 @@ STEP_CONTEXT_INVALID = "step_context must be a string or None"
 
 
 class RunOptions(BaseModel):
-    """The options of one ``run_agent`` call, validated; a model name is resolved to its ``Model``."""
+    """The options of one ``run_agent`` call, validated; a model name is resolved to its ``Model``.
+
+    The prompt is not one of them: it is what the run answers, checked by ``run_agent`` with the
+    loop's own rule once the options name the model.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    # Declared before ``prompt``: whether a prompt's images are accepted depends on the model.
     model: InstanceOf[Model]
-    prompt: UserContent
     system: StrictText | None = None
     tools: tuple[InstanceOf[AgentTool], ...] = ()
     messages: list[Message] = Field(default=None, validate_default=True)  # None: a new conversation
@@ -158,14 +158,6 @@ class RunOptions(BaseModel):
     @classmethod
     def _resolve_model(cls, value: object) -> object:
         return resolve_model(value) if isinstance(value, str) else value
-
-    @field_validator("prompt", mode="plain")
-    @classmethod
-    def _check_prompt(cls, value: object, info: ValidationInfo) -> UserContent:
-        model = info.data.get("model")
-        if model is None:  # the model was invalid: its message is the one the caller gets
-            return ""
-        return validate_user_content(value, model.accepts_images, model.id)
 
     @field_validator("tools", mode="before")
     @classmethod

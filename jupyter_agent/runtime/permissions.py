@@ -2,8 +2,9 @@
 
 ``Trust`` is what the user allowed for a session ("tool": the whole tool, "call": one exact call)
 and the lock that asks one question at a time; it outlives runs. ``PermissionPolicy`` is one
-run's frozen choice: the mode, the prompt that asks (the run's own host), and the trust it reads
-and adds to, so a notebook gives each run a new policy over its session's one ``Trust``.
+run's frozen choice: the mode, the prompt that asks (the run's own host), another place that may
+answer beside it (its reviewer), and the trust it reads and adds to, so a notebook gives each run a
+new policy over its session's one ``Trust``.
 ``ApprovalGate`` is one run's use of it: it wraps the mutating tools and reports each prompt as
 ``approval_request`` / ``approval_response`` events. Read-only tools are never gated. A denial
 is an error result the model reads, never an exception.
@@ -95,6 +96,9 @@ class ApprovalRequest:
 
 
 Prompt = Callable[[ApprovalRequest], Union[str, Awaitable[str]]]
+# Another place that may answer a question beside the prompt (a review inside the document): given
+# the request, an awaitable answer, or None when it has no say in this one.
+Reviewer = Callable[[ApprovalRequest], Union[Awaitable[str], None]]
 
 
 def normalize_decision(answer: object) -> Decision:
@@ -143,6 +147,8 @@ class PermissionPolicy:
 
     mode: PermissionMode = "ask"
     prompt: Prompt | None = None
+    # Asked beside ``prompt`` for each question; the first answer wins, the other is cancelled.
+    reviewer: Reviewer | None = None
     trust: Trust = field(default_factory=Trust)  # the session's, to keep answers across runs
 
     def __post_init__(self) -> None:
@@ -150,6 +156,8 @@ class PermissionPolicy:
             raise ValueError(unknown_mode(self.mode))
         if self.prompt is not None and not callable(self.prompt):
             raise ValueError("prompt must be callable or None")
+        if self.reviewer is not None and not callable(self.reviewer):
+            raise ValueError("reviewer must be callable or None")
 
     @property
     def trusted_tools(self) -> set[str]:
@@ -249,7 +257,10 @@ class ApprovalGate:
         try:
             prompt = self.policy.prompt
             assert prompt is not None, "authorize asks only a policy that has a prompt"
-            answer = await self._hooks.call(prompt, _copy_request(request))
+            reviewer = self.policy.reviewer
+            answer = await self._hooks.call(
+                prompt if reviewer is None else _with_review(prompt, reviewer), _copy_request(request)
+            )
         except ToolCallDenied:
             self.outstanding.remove(request)
             self._emit(ApprovalResponseEvent(request=_copy_request(request), decision="deny"))
@@ -264,6 +275,31 @@ class ApprovalGate:
         self.policy.remember(request, decision)
         self._emit(ApprovalResponseEvent(request=_copy_request(request), decision=decision))
         return decision
+
+
+def _with_review(prompt: Prompt, reviewer: Reviewer) -> Callable[[ApprovalRequest], Awaitable[str]]:
+    """A prompt that asks ``prompt`` while the reviewer's review of the request, if it has one,
+    waits beside it: whichever answers first wins, the other is cancelled (the bar hides, the
+    review closes)."""
+
+    async def ask(request: ApprovalRequest) -> str:
+        review = reviewer(request)
+        if review is None:
+            return await _awaited(prompt(request))
+        asking = asyncio.ensure_future(_awaited(prompt(request)))
+        reviewing = asyncio.ensure_future(review)
+        try:
+            done, _ = await asyncio.wait({asking, reviewing}, return_when=asyncio.FIRST_COMPLETED)
+            return (asking if asking in done else reviewing).result()
+        finally:
+            for task in (asking, reviewing):
+                task.cancel()
+
+    return ask
+
+
+async def _awaited(answer: str | Awaitable[str]) -> str:
+    return await answer if inspect.isawaitable(answer) else answer
 
 
 def _copy_request(request: ApprovalRequest) -> ApprovalRequest:

@@ -12,6 +12,7 @@ import asyncio
 from typing import Any, AsyncIterator, Callable, Sequence
 
 from jupyter_agent.loop import AbortController, AbortSignal, AgentTool
+from jupyter_agent.loop.validate_input import validate_user_content
 from jupyter_agent.messages import Message, UserContent
 from jupyter_agent.model import Model, StreamFn, StreamOptions
 from jupyter_agent.runtime.compaction import CompactionMode
@@ -184,20 +185,23 @@ def run_agent(
 ) -> AgentRun:
     """Starts a run as a task on the running event loop and returns its handle at once.
 
-    The options are declared (types, defaults, messages) by ``RunOptions``; a mistake raises
-    ``ValueError`` here, before any task starts.
+    The options are declared (types, defaults, messages) by ``RunOptions``, then the prompt is
+    checked for the model; a mistake raises ``ValueError`` here, before any task starts.
     """
-    arguments = dict(locals())  # exactly the parameters above: RunOptions checks each one
+    arguments = dict(locals())  # exactly the parameters above: RunOptions checks each option
+    del arguments["prompt"]  # the run's input, checked once the options name the model
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         raise RuntimeError(NO_RUNNING_LOOP) from None
     options = RunOptions.validated(arguments)
+    # Images only where the model accepts them; the loop contract's messages.
+    content = validate_user_content(prompt, options.model.accepts_images, options.model.id)
     feed: EventFeed[RunEvent] = EventFeed()
     queues = InputQueues(feed.emit)
     controller = AbortController()
     unlink = _link(signal, controller)
-    host = RunHost(options, feed, queues, controller)
+    host = RunHost(options, content, feed, queues, controller)
     return AgentRun(host, feed, queues, controller, unlink)
 
 

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 from jupyter_agent.lazy_facade import lazy_facade
 
 if TYPE_CHECKING:
+    from jupyter_agent.model.secrets import Redactor
     from jupyter_agent.session.branch import SessionUsage
     from jupyter_agent.session.catalog import SessionInfo, list_sessions, session_path, sessions_folder
     from jupyter_agent.session.context_files import ContextFile, context_prompt, find_context_files
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
         SessionHeader,
         UsageRecord,
     )
-    from jupyter_agent.session.redact import Redactor, looks_secret, scrub_options
+    from jupyter_agent.session.redact import looks_secret, scrub_options
     from jupyter_agent.session.snapshots import Conflict, FileChange, SnapshotStep, SnapshotStore, UndoResult
     from jupyter_agent.session.store import SessionStore, SessionWriteError
 

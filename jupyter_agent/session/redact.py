@@ -1,6 +1,6 @@
 """Secrets never reach the session file.
 
-Every line is redacted just before it is written (see ``jupyter_agent.model.secrets``): every key
+Every line is redacted just before it is written (a ``Redactor``, see ``jupyter_agent.model.secrets``): every key
 the product was given, the values of environment variables whose names look secret, credentials in
 ``*_URL`` values, ``sk-…``/``Bearer …``-shaped tokens, and any secret handed to ``add`` (an
 ``api_key`` from the request options) become ``[redacted:NAME]`` wherever they occur, message content
@@ -10,11 +10,10 @@ recorded at all.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 
-from jupyter_agent.model.secrets import MIN_SECRET_LENGTH, SECRET_NAME, known_secrets, redact_secrets, remember_secret
+from jupyter_agent.model.secrets import MIN_SECRET_LENGTH, SECRET_NAME, Redactor
 
 # Option keys that carry credentials even though their names do not end like a secret.
 SECRET_OPTION_KEYS = frozenset(
@@ -24,28 +23,6 @@ SECRET_OPTION_KEYS = frozenset(
 
 def looks_secret(name: str) -> bool:
     return bool(SECRET_NAME.search(name)) or name.lower() in SECRET_OPTION_KEYS
-
-
-class Redactor:
-    """Replaces known secret values in text; reads the environment afresh for every line."""
-
-    def __init__(self, environ: Mapping[str, str] | None = None):
-        self._environ = os.environ if environ is None else environ
-        self._extra: dict[str, str] = {}  # value -> name
-
-    def add(self, name: str, value: str) -> None:
-        if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
-            self._extra[value] = name
-            remember_secret(name, value)  # shown anywhere else, it is redacted there too
-
-    def secrets(self) -> dict[str, str]:
-        """value -> name of every secret known now (the environment can change during a session)."""
-        found = known_secrets(self._environ)
-        found.update(self._extra)
-        return found
-
-    def redact(self, text: str) -> str:
-        return redact_secrets(text, self.secrets())
 
 
 def scrub_options(options: Any, redactor: Redactor | None = None) -> dict[str, Any]:
@@ -94,4 +71,4 @@ def _plain(value: Any, redactor: Redactor | None) -> Any:
     return repr(value)
 
 
-__all__ = ["MIN_SECRET_LENGTH", "Redactor", "looks_secret", "scrub_options"]
+__all__ = ["MIN_SECRET_LENGTH", "looks_secret", "scrub_options"]

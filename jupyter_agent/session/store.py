@@ -19,6 +19,7 @@ from pydantic_core import PydanticSerializationError
 
 from jupyter_agent.errors import UserFacingError
 from jupyter_agent.messages import AssistantMessage, Message, ToolResultMessage, UserMessage, copy_message
+from jupyter_agent.model.secrets import Redactor
 from jupyter_agent.runtime import FatalToRun
 from jupyter_agent.session.branch import Entry, SessionUsage
 from jupyter_agent.session.index_file import IndexWriter, index_path
@@ -46,7 +47,7 @@ from jupyter_agent.session.records import (
     new_record_id,
     usage_fields,
 )
-from jupyter_agent.session.redact import Redactor, scrub_options
+from jupyter_agent.session.redact import scrub_options
 from jupyter_agent.session.turns import TurnSpan, turn_spans
 
 if TYPE_CHECKING:

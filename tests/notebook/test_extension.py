@@ -1,53 +1,5 @@
 import subprocess
 import sys
-from types import SimpleNamespace
-
-from IPython.core.async_helpers import _asyncio_runner
-
-from jupyter_agent.notebook.extension import CellTransformer
-
-
-def shell(kind="panel", autoawait=True):
-    user_ns = {"__session__": "/x/a.ipynb"} if kind == "panel" else {}
-    fake = SimpleNamespace(user_ns=user_ns, autoawait=autoawait, loop_runner=_asyncio_runner)
-    if kind != "terminal":
-        fake.kernel = object()
-    return fake
-
-
-def transformer(kind="panel", wait=False, autoawait=True):
-    return CellTransformer(shell(kind, autoawait), SimpleNamespace(wait=wait, raise_on_error="auto"))
-
-
-def test_a_background_cell_is_left_to_the_magic():
-    lines = ["%%agent -m demo\n", "hello\n"]
-    assert transformer("panel")(lines) == lines
-
-
-def test_a_waiting_cell_awaits_the_magic():
-    lines = ["%%agent --wait -s other\n", "hello\n", "world\n"]
-    assert transformer("panel")(lines) == [
-        "await get_ipython().find_cell_magic('agent').__self__.run_blocking('--wait -s other', 'hello\\nworld\\n')\n"
-    ]
-    assert transformer("static")(["%%agent\n", "hi\n"])[0].startswith("await ")
-    assert transformer("panel", wait=True)(["%%agent\n", "hi\n"])[0].startswith("await ")
-
-
-def test_wait_lines_await_and_other_lines_stay():
-    lines = ["x = 1\n", "%agent wait\n", "  %agent wait\n", "%agent waiting\n", "%agent wait -s b"]
-    assert transformer()(lines) == [
-        "x = 1\n",
-        "await get_ipython().find_line_magic('agent').__self__.wait_async('')\n",
-        "  %agent wait\n",
-        "%agent waiting\n",
-        "await get_ipython().find_line_magic('agent').__self__.wait_async('-s b')",
-    ]
-
-
-def test_nothing_is_rewritten_without_autoawait_or_inside_other_cell_magics():
-    assert transformer(autoawait=False)(["%agent wait\n"]) == ["%agent wait\n"]
-    assert transformer()(["%%time\n", "%agent wait\n"]) == ["%%time\n", "%agent wait\n"]
-    assert transformer("static")(["%%agentx\n", "hi\n"]) == ["%%agentx\n", "hi\n"]
 
 
 def test_loading_imports_nothing_heavy():
@@ -93,13 +45,6 @@ def test_loading_in_a_kernel_imports_none_of_a_turns_modules_nor_pydantic():
     # %load_ext must take well under 0.1 s: the models, the runtime and the turn's modules are
     # the warm-up's to import, in the background, after the cell.
     assert last_line_printed(LOAD_IN_A_KERNEL_LOOP, model="") == "[]"
-
-
-def test_a_bodiless_agent_cell_reaches_the_magic_even_without_autoawait():
-    expected = ["get_ipython().find_cell_magic('agent')('--help', '')\n"]
-    assert transformer("panel")(["%%agent --help"]) == expected
-    assert transformer("panel", autoawait=False)(["%%agent --help\n", "  \n"]) == expected
-    assert transformer("static")(["%%agent\n"]) == ["get_ipython().find_cell_magic('agent')('', '')\n"]
 
 
 UNLOAD = """

@@ -1,8 +1,12 @@
-"""%%agent in an in-process IPython shell: option parsing, errors, help, reloading."""
+"""%%agent in an in-process IPython shell: option parsing, errors, help, reloading; the cell transformer."""
 
 import pathlib
+from types import SimpleNamespace
 
+from IPython.core.async_helpers import _asyncio_runner
 from IPython.core.error import UsageError
+
+from jupyter_agent.notebook.magics import CellTransformer
 
 
 def error_of(ip, code):
@@ -155,3 +159,54 @@ def test_no_api_key_is_said_as_such_in_a_notebook(ip, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "no API key for openai: set OPENAI_API_KEY or %config AgentMagics.api_key" in out
     assert "server error" not in out
+
+
+# -- the cell transformer ------------------------------------------------------------------
+def fake_shell(kind="panel", autoawait=True):
+    user_ns = {"__session__": "/x/a.ipynb"} if kind == "panel" else {}
+    fake = SimpleNamespace(user_ns=user_ns, autoawait=autoawait, loop_runner=_asyncio_runner)
+    if kind != "terminal":
+        fake.kernel = object()
+    return fake
+
+
+def transformer(kind="panel", wait=False, autoawait=True):
+    return CellTransformer(fake_shell(kind, autoawait), SimpleNamespace(wait=wait, raise_on_error="auto"))
+
+
+def test_a_background_cell_is_left_to_the_magic():
+    lines = ["%%agent -m demo\n", "hello\n"]
+    assert transformer("panel")(lines) == lines
+
+
+def test_a_waiting_cell_awaits_the_magic():
+    lines = ["%%agent --wait -s other\n", "hello\n", "world\n"]
+    assert transformer("panel")(lines) == [
+        "await get_ipython().find_cell_magic('agent').__self__.run_blocking('--wait -s other', 'hello\\nworld\\n')\n"
+    ]
+    assert transformer("static")(["%%agent\n", "hi\n"])[0].startswith("await ")
+    assert transformer("panel", wait=True)(["%%agent\n", "hi\n"])[0].startswith("await ")
+
+
+def test_wait_lines_await_and_other_lines_stay():
+    lines = ["x = 1\n", "%agent wait\n", "  %agent wait\n", "%agent waiting\n", "%agent wait -s b"]
+    assert transformer()(lines) == [
+        "x = 1\n",
+        "await get_ipython().find_line_magic('agent').__self__.wait_async('')\n",
+        "  %agent wait\n",
+        "%agent waiting\n",
+        "await get_ipython().find_line_magic('agent').__self__.wait_async('-s b')",
+    ]
+
+
+def test_nothing_is_rewritten_without_autoawait_or_inside_other_cell_magics():
+    assert transformer(autoawait=False)(["%agent wait\n"]) == ["%agent wait\n"]
+    assert transformer()(["%%time\n", "%agent wait\n"]) == ["%%time\n", "%agent wait\n"]
+    assert transformer("static")(["%%agentx\n", "hi\n"]) == ["%%agentx\n", "hi\n"]
+
+
+def test_a_bodiless_agent_cell_reaches_the_magic_even_without_autoawait():
+    expected = ["get_ipython().find_cell_magic('agent')('--help', '')\n"]
+    assert transformer("panel")(["%%agent --help"]) == expected
+    assert transformer("panel", autoawait=False)(["%%agent --help\n", "  \n"]) == expected
+    assert transformer("static")(["%%agent\n"]) == ["get_ipython().find_cell_magic('agent')('', '')\n"]

@@ -53,6 +53,13 @@ async def test_a_blank_prompt_is_refused(scripted, prompt):
         run_agent(scripted.model(), prompt, stream_fn=scripted)
 
 
+async def test_a_bad_option_is_reported_before_a_bad_prompt(scripted):
+    with pytest.raises(ValueError, match="^model must be a Model or a model name$"):
+        run_agent(42, "", stream_fn=scripted)
+    with pytest.raises(ValueError, match="^max_steps must be a positive integer$"):
+        run_agent(scripted.model(), "", stream_fn=scripted, max_steps=0)
+
+
 async def test_a_bad_model_and_duplicate_tools_are_refused(scripted, kit):
     with pytest.raises(ValueError, match="^model must be a Model or a model name$"):
         run_agent(42, "go", stream_fn=scripted)
@@ -64,14 +71,13 @@ async def test_a_bad_model_and_duplicate_tools_are_refused(scripted, kit):
 
 def test_defaults():
     model = Model(id="m", context_window=100_000)
-    options = RunOptions.validated({"model": model, "prompt": " go ", "stream_fn": lambda *a: None})
+    options = RunOptions.validated({"model": model, "stream_fn": lambda *a: None})
     assert (options.max_output_tokens, options.compact_keep_recent) == (16_384, 8)
     assert (options.window_tokens, options.compaction_threshold) == (100_000, 80_000)
     assert options.max_steps is None and options.rates is None and options.messages == []
     windowed = RunOptions.validated(
         {
             "model": model,
-            "prompt": "go",
             "stream_fn": lambda *a: None,
             "max_output_tokens": 1000,
             "max_context_tokens": 50_000,
@@ -83,8 +89,10 @@ def test_defaults():
 
 
 def test_run_agent_declares_the_same_options_and_defaults_as_run_options():
-    parameters = inspect.signature(run_agent).parameters
+    parameters = dict(inspect.signature(run_agent).parameters)
+    prompt = parameters.pop("prompt")  # the run's input, not an option: checked once the model is known
     assert list(parameters) == list(RunOptions.model_fields)
+    assert list(inspect.signature(run_agent).parameters).index("prompt") == 1 and prompt.default is inspect.Parameter.empty
     for name, field in RunOptions.model_fields.items():
         if field.is_required():
             assert parameters[name].default is inspect.Parameter.empty, name
@@ -93,7 +101,7 @@ def test_run_agent_declares_the_same_options_and_defaults_as_run_options():
 
 
 def test_options_are_frozen():
-    options = RunOptions.validated({"model": Model(id="m"), "prompt": "go", "stream_fn": lambda *a: None})
+    options = RunOptions.validated({"model": Model(id="m"), "stream_fn": lambda *a: None})
     with pytest.raises(ValidationError):
         options.max_steps = 3
 

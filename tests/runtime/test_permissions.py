@@ -356,3 +356,62 @@ async def test_an_async_preview_is_awaited_and_made_only_when_the_call_asks(scri
     await run_agent(scripted.model(), "go", tools=[tool, failing], stream_fn=scripted, permissions=policy).result()
     assert seen == [("run_cell", ApprovalPreview("Run cell 1", kind="code")), ("failing", None)]
     assert made == [1]  # the second call was allowed for the session: nothing asked, nothing made
+
+
+async def test_a_reviewer_that_answers_first_decides_and_the_prompt_is_cancelled(scripted, kit, events):
+    prompt_cancelled = asyncio.Event()
+    reviewed = []
+
+    async def prompt(request):
+        try:
+            await asyncio.Event().wait()  # the bar nobody clicks
+        except asyncio.CancelledError:
+            prompt_cancelled.set()
+            raise
+
+    async def review(request):
+        await anyio.lowlevel.checkpoint()
+        return "deny"
+
+    def reviewer(request):
+        reviewed.append(request.tool_name)
+        return review(request) if request.tool_name == "bash" else None
+
+    policy = PermissionPolicy("ask", prompt, reviewer=reviewer)
+    result = await run_calls(scripted, kit, policy, call("bash", {"value": 1}), events=events)
+    assert reviewed == ["bash"] and prompt_cancelled.is_set()
+    assert results(result) == [
+        (
+            "bash",
+            True,
+            'Tool call "bash" was denied by the user. It did not run. Do not retry it unchanged; ask the user or take another approach.',
+        )
+    ]
+    assert [e.decision for e in events.of("approval_response")] == ["deny"]
+
+
+async def test_a_prompt_that_answers_first_decides_and_the_review_is_cancelled(scripted, kit):
+    review_cancelled = asyncio.Event()
+
+    async def review():
+        try:
+            await asyncio.Event().wait()  # the review nobody answers
+        except asyncio.CancelledError:
+            review_cancelled.set()
+            raise
+
+    policy = PermissionPolicy("ask", Answers("once"), reviewer=lambda request: review())
+    result = await run_calls(scripted, kit, policy, call("bash", {"value": 1}))
+    assert review_cancelled.is_set() and results(result) == [("bash", False, "bash:1")]
+
+
+async def test_a_reviewer_with_no_say_leaves_the_question_to_the_prompt(scripted, kit):
+    prompt = Answers("once")
+    policy = PermissionPolicy("ask", prompt, reviewer=lambda request: None)
+    result = await run_calls(scripted, kit, policy, call("write", {"value": 1}))
+    assert prompt.asked == [("write", {"value": 1})] and results(result) == [("write", False, "write:1")]
+
+
+def test_a_reviewer_must_be_callable():
+    with pytest.raises(ValueError, match="^reviewer must be callable or None$"):
+        PermissionPolicy("ask", reviewer="inline")

@@ -172,7 +172,7 @@ def replay_policy(
     trusted: Callable[[RecordedCall], bool],
     note: Callable[[str], None] | None = None,
 ) -> PermissionPolicy:
-    """The gate of a replay: the turn's mode and prompt over the session's trust, with the recorded
+    """The gate of a replay: the turn's mode, prompt and reviewer over the session's trust, with the recorded
     calls ``trusted(call)`` accepts (this user's valid signature) run unasked."""
     by_name = {tool.name: tool for tool in tools}
     unasked = set()
@@ -180,7 +180,9 @@ def replay_policy(
         if call.denied or trusted(call):
             unasked.add((call.name, arguments_key(_as_gated(by_name.get(call.name), call.arguments))))
     prompt = _explaining(turn_policy.prompt, note) if turn_policy.prompt is not None else None
-    return PermissionPolicy(turn_policy.mode, prompt=prompt, trust=ReplayTrust(turn_policy.trust, unasked))
+    return PermissionPolicy(
+        turn_policy.mode, prompt=prompt, reviewer=turn_policy.reviewer, trust=ReplayTrust(turn_policy.trust, unasked)
+    )
 
 
 def _as_gated(tool: AgentTool | None, arguments: JsonObject) -> JsonObject:

@@ -18,8 +18,8 @@ from jupyter_agent.session.site_policy import SitePolicyError, load_site_policy
 
 if TYPE_CHECKING:
     from jupyter_agent.features.feature import TurnSession
+    from jupyter_agent.model.secrets import Redactor
     from jupyter_agent.runtime.permissions import PermissionMode
-    from jupyter_agent.session.redact import Redactor
 
 
 def session_config(session: TurnSession, configured: object = None) -> McpConfig:

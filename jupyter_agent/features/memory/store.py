@@ -23,8 +23,8 @@ from typing import Callable
 
 from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.files import atomic_write
+from jupyter_agent.model.secrets import Redactor
 from jupyter_agent.session.catalog import sessions_folder
-from jupyter_agent.session.redact import Redactor
 
 INDEX_NAME = "MEMORY.md"
 MEMORY_FOLDER = "memory"
