@@ -14,6 +14,7 @@ long run of random-looking characters, and short values are settings, not secret
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -79,10 +80,9 @@ def redact_secrets(text: str, secrets: Mapping[str, str] | None = None) -> str:
     if not text:
         return text
     secrets = known_secrets() if secrets is None else secrets
-    # Longest first, so a secret containing another is replaced whole.
-    ordered = sorted(secrets.items(), key=lambda item: -len(item[0]))
-    for value, name in ordered:
-        for form in _forms(value):
+    ordered = _ordered(tuple(secrets.items()))
+    for _value, name, forms in ordered:
+        for form in forms:
             if form in text:
                 text = text.replace(form, f"[redacted:{name}]")
     # A shape that cannot match is not searched for: case folding and a leading scheme defeat the
@@ -92,9 +92,18 @@ def redact_secrets(text: str, secrets: Mapping[str, str] | None = None) -> str:
         text = _BEARER.sub(_redact_bearer, text)
     if "://" in text:
         text = _URL_CREDENTIALS.sub(r"\1[redacted]\3", text)
-    for value, name in ordered:
+    for value, name, _ in ordered:
         text = _redact_clipped(text, value, name)
     return text
+
+
+# A gate redacts every message of a long history with the same secrets: their order and their
+# JSON forms are worked out once per set of secrets, not once per text.
+@functools.lru_cache(maxsize=32)
+def _ordered(secrets: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """(value, name, the forms it can appear in), longest value first: a secret containing another
+    is replaced whole."""
+    return tuple((value, name, _forms(value)) for value, name in sorted(secrets, key=lambda item: -len(item[0])))
 
 
 class Redactor:

@@ -82,3 +82,13 @@ def test_credential_shaped_tokens_are_redacted(text, expected):
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_text_is_not_mangled(text):
     assert redact_secrets(text, {}) == text
+
+
+def test_each_set_of_secrets_redacts_its_own_values_longest_first():
+    first = {"abcdef123456": "SHORT_KEY"}
+    assert redact_secrets("k=abcdef123456789", first) == "k=[redacted:SHORT_KEY]789"
+    # A set that also holds a longer secret containing the first replaces the longer one whole.
+    both = {"abcdef123456": "SHORT_KEY", "abcdef123456789": "LONG_KEY"}
+    assert redact_secrets("k=abcdef123456789", both) == "k=[redacted:LONG_KEY]"
+    assert redact_secrets('j="q\\"uote123456"', {'q"uote123456': "Q_TOKEN"}) == 'j="[redacted:Q_TOKEN]"'
+    assert redact_secrets("k=abcdef123456789", first) == "k=[redacted:SHORT_KEY]789"  # the first set again
