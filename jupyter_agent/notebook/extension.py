@@ -72,9 +72,10 @@ def _register(ipython: InteractiveShell, magics: AgentMagics, preload: bool) -> 
         from jupyter_agent.notebook.warm_up import warm_up
 
         preload_litellm()
-        # Then what the first turn imports and the tokenizer of the model it would use (read when
-        # the thread gets there: a %config in the next cells counts): the turn waits for neither.
-        warm_up(lambda: _default_model(magics))
+        # Then what the first turn imports, the tokenizer of the model it would use (read when
+        # the thread gets there: a %config in the next cells counts) and the session it would
+        # continue: the turn waits for none of them.
+        warm_up(lambda: _default_model(magics), magics.sessions.likely_next)
 
 
 def unload_ipython_extension(ipython: InteractiveShell) -> None:

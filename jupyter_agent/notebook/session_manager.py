@@ -184,6 +184,15 @@ class SessionManager:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / CURRENT_FILE).write_text(name + "\n", encoding="utf-8")
 
+    def likely_next(self) -> Path | None:
+        """The session file the next turn most likely continues: the newest one this notebook's
+        folder holds (the latest session written; a restarted kernel's user goes on with it)."""
+        try:
+            files = [(path.stat().st_mtime_ns, path) for path in self.folder.glob("*.jsonl")]
+        except OSError:
+            return None
+        return max(files)[1] if files else None
+
     def get(self, name: str | None = None) -> AgentSession:
         from jupyter_agent.session import SessionStore
 

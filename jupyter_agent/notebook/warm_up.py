@@ -12,6 +12,9 @@ Then the thread loads the tokenizer litellm counts the configured model's tokens
 loads it on first use, which is the first response's cost bookkeeping, on the kernel's loop (for
 OpenAI's o200k_base some 200 000 base64 tokens decoded: about a second in which the kernel
 answers nothing, right after the first turn of every kernel).
+
+Last, it reads the session the next turn most likely continues (``session/preload.py``): the
+first turn after a restart of a long session no longer parses the whole file while the user waits.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from jupyter_agent.long_lived import long_lived_objects
 
@@ -61,16 +65,17 @@ _started = threading.Event()
 done = threading.Event()  # set when the warm-up is over (tests and benchmarks wait for it)
 
 
-def warm_up(model: Callable[[], str | None] = lambda: None) -> None:
+def warm_up(model: Callable[[], str | None] = lambda: None, session: Callable[[], Path | None] = lambda: None) -> None:
     """Starts the warm-up thread (once per kernel); it waits for litellm's import first.
-    ``model``: the model a turn would use when the thread gets there (its tokenizer is loaded)."""
+    ``model``: the model a turn would use when the thread gets there (its tokenizer is loaded);
+    ``session``: the session file it would continue (read ahead)."""
     if _started.is_set():
         return
     _started.set()
-    threading.Thread(target=_warm, args=(model,), name="jupyter-agent-warm-up", daemon=True).start()
+    threading.Thread(target=_warm, args=(model, session), name="jupyter-agent-warm-up", daemon=True).start()
 
 
-def _warm(model: Callable[[], str | None]) -> None:
+def _warm(model: Callable[[], str | None], session: Callable[[], Path | None]) -> None:
     from jupyter_agent.model.litellm_loader import litellm_module_sync
 
     try:
@@ -85,6 +90,7 @@ def _warm(model: Callable[[], str | None]) -> None:
                 except Exception:  # noqa: BLE001 - the turn that imports it reports the failure
                     pass
             _load_tokenizer(model)
+        _preload_session(session)  # its own collector window (long_lived), sized by the file
     finally:
         done.set()
 
@@ -98,6 +104,17 @@ def _load_tokenizer(model: Callable[[], str | None]) -> None:
         return
     if name:
         count_tokens(name, "warm")  # None for a model litellm cannot count: nothing to load
+
+
+def _preload_session(session: Callable[[], Path | None]) -> None:
+    from jupyter_agent.session.preload import preload_session
+
+    try:
+        path = session()
+    except Exception:  # noqa: BLE001 - no notebook folder known yet: the first turn reads its session itself
+        return
+    if path is not None:
+        preload_session(path)
 
 
 __all__ = ["TURN_MODULES", "done", "warm_up"]

@@ -31,6 +31,7 @@ from jupyter_agent.session.journal import (
 )
 from jupyter_agent.session.loading import StaleIndex, load_session, read_entries
 from jupyter_agent.session.lock import SessionLock
+from jupyter_agent.session.preload import take_preloaded
 from jupyter_agent.session.records import (
     BranchRecord,
     CallSignature,
@@ -295,7 +296,9 @@ class SessionStore:
     # -- internals -----------------------------------------------------------------------------
 
     def _load(self, *, use_index: bool = True) -> None:
-        loaded = load_session(self.path, use_index=use_index, chain=not self.read_only)
+        # A writer's store takes the reading the kernel's warm-up made of an unchanged file.
+        preloaded = take_preloaded(self.path) if use_index and not self.read_only else None
+        loaded = preloaded or load_session(self.path, use_index=use_index, chain=not self.read_only)
         self._contents: JournalContents = loaded.contents
         self._index, self._indexed = loaded.index, loaded.indexed
         # What the index lacks: written when this store takes the writer's lock (only a writer writes it).

@@ -1,3 +1,4 @@
+import os
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,16 @@ def test_a_chosen_session_file_becomes_the_current_session(tmp_path, monkeypatch
             manager.choose_file(Path("x/.hidden.jsonl"))
     finally:
         manager.close()
+
+
+def test_the_session_a_restarted_kernel_likely_continues_is_the_newest_file(manager, tmp_path):
+    assert manager.likely_next() is None  # no session written yet
+    folder = tmp_path / "analysis.agent"
+    folder.mkdir()
+    older, newer = folder / "main.jsonl", folder / "long.jsonl"
+    older.write_text("{}\n")
+    newer.write_text("{}\n")
+    os.utime(older, ns=(1_000_000_000, 1_000_000_000))
+    os.utime(newer, ns=(2_000_000_000, 2_000_000_000))
+    (folder / "long.index").write_text("")  # not a session
+    assert manager.likely_next() == newer

@@ -1,10 +1,13 @@
-"""After %load_ext the modules of a turn and the model's tokenizer are loaded in the background: the first turn loads none."""
+"""After %load_ext the modules of a turn, the model's tokenizer and the session it likely continues are loaded in the
+background: the first turn loads none of them."""
 
 import json
 
 import pytest
 from kernel_harness import notebook_kernel
 
+from jupyter_agent.messages import AssistantMessage, TextContent, UserMessage
+from jupyter_agent.session import SessionStore
 from jupyter_agent.testing.fake_provider import FakeProvider, text
 
 pytestmark = pytest.mark.kernel
@@ -35,3 +38,34 @@ def test_the_first_turn_after_load_ext_imports_no_module_of_ours(tmp_path):
     ours = [name for name in new if name.startswith("jupyter_agent")]
     assert ours == [], ours
     assert loaded == "[]"
+
+
+def test_the_first_turn_after_a_restart_takes_the_session_the_warm_up_read(tmp_path):
+    # A session of this notebook, written before the kernel starts (a kernel restarted on it).
+    with SessionStore(tmp_path / "warm.agent" / "long.jsonl") as store:
+        for index in range(50):
+            store.append(UserMessage(content=f"question {index}"))
+            store.append(AssistantMessage(content=[TextContent(text=f"answer {index}")], model="fake-model"))
+    with FakeProvider() as provider:
+        provider.queue(text("Hello."))
+        h = notebook_kernel(tmp_path, model="", notebook_name="warm.ipynb")
+        try:
+            h.execute(f'%config AgentMagics.model = "openai/fake-model"\n%config AgentMagics.api_base = "{provider.api_base}"')
+            h.execute(
+                f"from jupyter_agent.notebook import warm_up\nassert warm_up.done.wait({WARM_UP_TIMEOUT})",
+                timeout=WARM_UP_TIMEOUT + 10,
+            )
+            # From now on, a store that reads a session file itself says so.
+            h.execute(
+                "import jupyter_agent.session.store as _store_module\n_read_itself = []\n_real_load = _store_module.load_session\n"
+                "def _counting(path, **options):\n    _read_itself.append(str(path))\n    return _real_load(path, **options)\n"
+                "_store_module.load_session = _counting"
+            )
+            h.agent_cell("-s long -p yolo", "Go on.")
+            h.wait_turn("long", timeout=60)
+            assert h.evaluate("last_turn('long').result.text") == "'Hello.'"
+            read_itself = h.evaluate("_read_itself")
+        finally:
+            h.shutdown()
+    assert read_itself == "[]"
+    assert len(provider.requests[-1]["messages"]) >= 101  # the 100 messages read ahead, then the prompt

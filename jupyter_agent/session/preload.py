@@ -1,0 +1,106 @@
+"""A session read ahead of its first use.
+
+After a restart, the first turn of a long session used to parse the whole file while the user
+waited (20 000 messages: a quarter of that turn's own time). The kernel's warm-up thread now reads
+the session its next turn most likely continues (``preload_session``) while the user is still
+reading the notebook; the first writer's store that opens the file takes that reading
+(``take_preloaded``) when the file and its index are unchanged since, and reads the file itself
+otherwise. A reading nobody takes is dropped after ``KEEP_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jupyter_agent.session.index_file import index_path
+from jupyter_agent.session.loading import LoadedSession, load_session
+
+# Why 10 minutes: long enough for the cells above the first agent cell to run, short enough that a
+# kernel that never runs one does not keep a long session's records for the rest of the day.
+KEEP_SECONDS = 600.0
+# Why 30 s: a store opened while the reading is under way waits for it (the same work it would do
+# itself), never for a reading that hangs on a broken disk.
+WAIT_SECONDS = 30.0
+
+Signature = tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]
+
+
+@dataclass
+class _Reading:
+    signature: Signature
+    done: threading.Event = field(default_factory=threading.Event)
+    loaded: LoadedSession | None = None
+
+
+_lock = threading.Lock()
+_readings: dict[Path, _Reading] = {}
+
+
+def file_signature(path: Path) -> Signature:
+    """What tells the session file and its index apart from any later state of them."""
+    return _stat(path), _stat(index_path(path))
+
+
+def preload_session(path: Path) -> bool:
+    """Reads the session at ``path`` (every record of its active branch) in the calling thread, for
+    the next store that opens it; True when the reading is kept."""
+    path = path.absolute()
+    signature = file_signature(path)
+    if signature[0] is None:
+        return False  # no session yet: nothing to read ahead
+    reading = _Reading(signature)
+    with _lock:
+        if path in _readings:
+            return False
+        _readings[path] = reading
+    try:
+        loaded = load_session(path)
+        loaded.index.branch.full_records()  # every line parsed now, not by the first turn
+        loaded.index.branch.messages()
+        if file_signature(path) == signature:  # not a file another writer was appending to meanwhile
+            reading.loaded = loaded
+    except Exception:  # noqa: BLE001 - the store that opens the file reads it itself and reports what is wrong
+        pass
+    finally:
+        reading.done.set()
+    if reading.loaded is None:
+        _forget(path, reading)
+        return False
+    timer = threading.Timer(KEEP_SECONDS, _forget, (path, reading))
+    timer.daemon = True
+    timer.start()
+    return True
+
+
+def take_preloaded(path: Path) -> LoadedSession | None:
+    """The reading of ``path`` made ahead, if the file and its index are as they were then; once."""
+    path = path.absolute()
+    with _lock:
+        reading = _readings.get(path)
+    if reading is None:
+        return None
+    reading.done.wait(WAIT_SECONDS)
+    _forget(path, reading)
+    if reading.loaded is None or file_signature(path) != reading.signature:
+        return None
+    return reading.loaded
+
+
+def _forget(path: Path, reading: _Reading) -> None:
+    with _lock:
+        if _readings.get(path) is reading:
+            del _readings[path]
+
+
+def _stat(path: Path) -> tuple[int, int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns, stat.st_ino
+
+
+__all__ = ["KEEP_SECONDS", "WAIT_SECONDS", "file_signature", "preload_session", "take_preloaded"]
