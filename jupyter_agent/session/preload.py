@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jupyter_agent.model.tokens import estimate_tokens
 from jupyter_agent.session.index_file import index_path
 from jupyter_agent.session.loading import LoadedSession, load_session
 
@@ -59,7 +60,9 @@ def preload_session(path: Path) -> bool:
     try:
         loaded = load_session(path)
         loaded.index.branch.full_records()  # every line parsed now, not by the first turn
-        loaded.index.branch.messages()
+        # The estimates of the messages the turn will send (kept per message object: the store
+        # hands out these ones), which its window and continuation note sum up.
+        estimate_tokens(loaded.index.branch.messages())
         if file_signature(path) == signature:  # not a file another writer was appending to meanwhile
             reading.loaded = loaded
     except Exception:  # noqa: BLE001 - the store that opens the file reads it itself and reports what is wrong
