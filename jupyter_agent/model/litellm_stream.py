@@ -20,7 +20,7 @@ from jupyter_agent.model.idle_timeout import IdleTimeout, idle_timeout_seconds, 
 from jupyter_agent.model.litellm_chunks import ChunkAssembler
 from jupyter_agent.model.litellm_convert import build_request
 from jupyter_agent.model.litellm_errors import describe_error, is_missing_key_failure, missing_api_keys, no_api_key
-from jupyter_agent.model.litellm_loader import litellm_module, preload_litellm
+from jupyter_agent.model.litellm_loader import litellm_module, litellm_module_sync, preload_litellm
 from jupyter_agent.model.litellm_usage import usage_from_litellm
 from jupyter_agent.model.secrets import remember_secret
 from jupyter_agent.model.types import Context, Model, ModelInputMetadata, StreamOptions
@@ -46,6 +46,39 @@ def litellm_stream(
         await _produce(stream, model, request, taken_ids, idle_seconds)
 
     return start_producer(produce)
+
+
+# Where litellm keeps callbacks: a logging integration the user set up must never see a mocked call.
+_CALLBACK_LISTS = (
+    "callbacks",
+    "success_callback",
+    "failure_callback",
+    "input_callback",
+    "service_callback",
+    "audit_log_callbacks",
+    "_async_success_callback",
+    "_async_failure_callback",
+    "_async_input_callback",
+)
+
+
+def warm_first_completion(model_name: str | None) -> bool:
+    """Runs litellm's first completion offline: a mocked, streamed answer, no request leaves the
+    kernel. litellm imports some 60 modules on its first completion (its proxy's types, its logging,
+    the stream wrapper): 0.3–0.7 s the first turn's request waited for. True if it ran; skipped
+    while a litellm callback is set. Called from the warm-up thread (blocking)."""
+    litellm = litellm_module_sync()
+    if any(getattr(litellm, name, None) for name in _CALLBACK_LISTS):
+        return False
+    response = litellm.completion(
+        model=model_name or "openai/gpt-4o-mini",
+        messages=[{"role": "user", "content": "warm-up"}],
+        mock_response="ok",
+        stream=True,
+    )
+    for _chunk in response:
+        pass
+    return True
 
 
 # The ids a new tool call must not reuse: the request's, gathered once per history as it grows.

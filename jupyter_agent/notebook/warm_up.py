@@ -8,7 +8,9 @@ thread imports them with the garbage collector paused, freezing what they made (
 A turn that starts meanwhile imports what it needs itself: Python's import lock makes one thread
 wait for a module the other is importing, never import it twice.
 
-Then the thread loads the tokenizer litellm counts the configured model's tokens with: litellm
+Then the thread runs litellm's first completion offline (a mocked answer: litellm imports some 60
+more modules on its first call, which the first turn's request waited for), and loads the
+tokenizer litellm counts the configured model's tokens with: litellm
 loads it on first use, which is the first response's cost bookkeeping, on the kernel's loop (for
 OpenAI's o200k_base some 200 000 base64 tokens decoded: about a second in which the kernel
 answers nothing, right after the first turn of every kernel).
@@ -89,10 +91,20 @@ def _warm(model: Callable[[], str | None], session: Callable[[], Path | None]) -
                     importlib.import_module(name)
                 except Exception:  # noqa: BLE001 - the turn that imports it reports the failure
                     pass
+            _first_completion(model)
             _load_tokenizer(model)
         _preload_session(session)  # its own collector window (long_lived), sized by the file
     finally:
         done.set()
+
+
+def _first_completion(model: Callable[[], str | None]) -> None:
+    from jupyter_agent.model.litellm_stream import warm_first_completion
+
+    try:
+        warm_first_completion(model())
+    except Exception:  # noqa: BLE001 - litellm missing or refusing the model: the first turn says why
+        pass
 
 
 def _load_tokenizer(model: Callable[[], str | None]) -> None:

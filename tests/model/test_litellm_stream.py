@@ -417,3 +417,33 @@ async def test_a_missing_key_is_labelled_as_such_not_as_a_server_error(litellm, 
         await run(get_model("openai/gpt-4.1-mini"), "hi", history)  # no key: the SDK refuses before any request
     assert str(caught.value) == "no API key for openai: set OPENAI_API_KEY or pass api_key in the StreamOptions"
     assert history[-1].error_message == str(caught.value)
+
+
+def test_the_warm_up_runs_litellms_first_completion_offline(monkeypatch):
+    from jupyter_agent.model.litellm_loader import litellm_module_sync
+    from jupyter_agent.model.litellm_stream import warm_first_completion
+
+    litellm = litellm_module_sync()
+    monkeypatch.setattr(litellm, "success_callback", [])
+    ran = []
+    real = litellm.completion
+
+    def completion(**request):
+        ran.append(request)
+        return real(**request)
+
+    monkeypatch.setattr(litellm, "completion", completion)
+    assert warm_first_completion("openai/fake-model")
+    assert [(r["model"], r["mock_response"], r["stream"]) for r in ran] == [("openai/fake-model", "ok", True)]
+
+
+def test_the_warm_up_leaves_litellm_alone_while_a_callback_would_see_its_call(monkeypatch):
+    from jupyter_agent.model.litellm_loader import litellm_module_sync
+    from jupyter_agent.model.litellm_stream import warm_first_completion
+
+    litellm = litellm_module_sync()
+    seen = []
+    monkeypatch.setattr(litellm, "success_callback", [lambda *args: seen.append(args)])
+    monkeypatch.setattr(litellm, "completion", lambda **request: seen.append(request))
+    assert not warm_first_completion("openai/fake-model")
+    assert seen == []
