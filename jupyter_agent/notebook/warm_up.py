@@ -9,11 +9,11 @@ A turn that starts meanwhile imports what it needs itself: Python's import lock 
 wait for a module the other is importing, never import it twice.
 
 Then the thread runs litellm's first completion offline (a mocked answer: litellm imports some 60
-more modules on its first call, which the first turn's request waited for), and loads the
-tokenizer litellm counts the configured model's tokens with: litellm
-loads it on first use, which is the first response's cost bookkeeping, on the kernel's loop (for
-OpenAI's o200k_base some 200 000 base64 tokens decoded: about a second in which the kernel
-answers nothing, right after the first turn of every kernel).
+more modules on its first call, which the first turn's request waited for) and loads the tokenizer
+litellm counts the configured model's tokens with. litellm loads it on first use, which is the
+first response's cost bookkeeping, on the kernel's loop (for OpenAI's o200k_base some 200 000
+base64 tokens decoded: about a second in which the kernel answers nothing, right after the first
+turn of every kernel).
 
 Last, it reads the session the next turn most likely continues (``session/preload.py``): the
 first turn after a restart of a long session no longer parses the whole file while the user waits.

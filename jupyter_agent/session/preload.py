@@ -40,7 +40,7 @@ _lock = threading.Lock()
 _readings: dict[Path, _Reading] = {}
 
 
-def file_signature(path: Path) -> Signature:
+def _signature(path: Path) -> Signature:
     """What tells the session file and its index apart from any later state of them."""
     return _stat(path), _stat(index_path(path))
 
@@ -49,7 +49,7 @@ def preload_session(path: Path) -> bool:
     """Reads the session at ``path`` (every record of its active branch) in the calling thread, for
     the next store that opens it; True when the reading is kept."""
     path = path.absolute()
-    signature = file_signature(path)
+    signature = _signature(path)
     if signature[0] is None:
         return False  # no session yet: nothing to read ahead
     reading = _Reading(signature)
@@ -63,7 +63,7 @@ def preload_session(path: Path) -> bool:
         # The estimates of the messages the turn will send (kept per message object: the store
         # hands out these ones), which its window and continuation note sum up.
         estimate_tokens(loaded.index.branch.messages())
-        if file_signature(path) == signature:  # not a file another writer was appending to meanwhile
+        if _signature(path) == signature:  # not a file another writer was appending to meanwhile
             reading.loaded = loaded
     except Exception:  # noqa: BLE001 - the store that opens the file reads it itself and reports what is wrong
         pass
@@ -87,7 +87,7 @@ def take_preloaded(path: Path) -> LoadedSession | None:
         return None
     reading.done.wait(WAIT_SECONDS)
     _forget(path, reading)
-    if reading.loaded is None or file_signature(path) != reading.signature:
+    if reading.loaded is None or _signature(path) != reading.signature:
         return None
     return reading.loaded
 
@@ -106,4 +106,4 @@ def _stat(path: Path) -> tuple[int, int, int] | None:
     return stat.st_size, stat.st_mtime_ns, stat.st_ino
 
 
-__all__ = ["KEEP_SECONDS", "WAIT_SECONDS", "file_signature", "preload_session", "take_preloaded"]
+__all__ = ["KEEP_SECONDS", "WAIT_SECONDS", "preload_session", "take_preloaded"]
