@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import threading
 import time
 import weakref
 from collections.abc import Hashable, Sequence
@@ -268,17 +269,25 @@ class PrefixCache(Generic[StateT]):
     """The state of a left-to-right pass over a history, resumed where the previous pass stopped.
 
     A step only appends to the history it resends, so a pass over it (the request's messages,
-    their token count) continues from the state it reached over the previous call's list when the
-    new list starts with it, and starts over otherwise (a compaction, another history). The lists
-    are compared by identity, except for a short stretch of equal copies (a session file's copies
-    of the previous turn's messages). ``size`` lists are remembered, each with its first message
-    and ``key`` (what the pass depends on besides the messages, e.g. the model); the cache holds
-    them (and so their messages) until newer ones push them out.
+    their token count) continues from the state it reached over the longest earlier list the new
+    list starts with, and starts over otherwise (a compaction, another history). The lists are
+    compared by identity, except for a short stretch of equal copies (a session file's copies of
+    the previous turn's messages). ``size`` lists are remembered, at most ``PER_START`` of them
+    starting with the same message under the same ``key`` (what the pass depends on besides the
+    messages, e.g. the model): a whole history and that history before its last turn, which a cell
+    run again continues from. The cache holds them (and so their messages) until newer ones push
+    them out. Safe to share between threads (the kernel's warm-up thread makes a session's first
+    request ahead: ``notebook/request_ahead``).
     """
+
+    PER_START = 2
 
     def __init__(self, size: int = 8) -> None:
         self._size = size
-        self._entries: dict[tuple[Hashable, int], tuple[list[Any], StateT]] = {}
+        # (key, id of the first message, length) -> (the list, the state after it), oldest first.
+        self._entries: dict[tuple[Hashable, int, int], tuple[list[Any], StateT]] = {}
+        # Why a lock: evicting the oldest entry iterates the dict, which another thread may change.
+        self._lock = threading.Lock()
 
     def resume(self, key: Hashable, messages: Sequence[Any]) -> tuple[int, StateT | None]:
         """(the index to continue at, the state there), or (0, None) to start over. The state is
@@ -286,21 +295,33 @@ class PrefixCache(Generic[StateT]):
         give it back with ``keep``."""
         if not messages:
             return 0, None
-        entry = self._entries.pop((key, id(messages[0])), None)
-        if entry is None:
-            return 0, None
-        seen, state = entry
-        if len(seen) > len(messages) or not _starts_with(messages, seen):
-            return 0, None
-        return len(seen), state
+        start = id(messages[0])
+        with self._lock:
+            candidates = sorted(
+                (entry for entry in self._entries if entry[1] == start and entry[0] == key and entry[2] <= len(messages)),
+                key=lambda entry: -entry[2],
+            )
+            for candidate in candidates:
+                seen, state = self._entries[candidate]
+                if _starts_with(messages, seen):
+                    del self._entries[candidate]
+                    return len(seen), state
+        return 0, None
 
     def keep(self, key: Hashable, messages: Sequence[Any], state: StateT) -> None:
         """Remembers ``state`` as the pass's state after ``messages`` (copied: the caller's list grows)."""
         if not messages:
             return
-        self._entries[(key, id(messages[0]))] = (list(messages), state)
-        while len(self._entries) > self._size:
-            del self._entries[next(iter(self._entries))]  # the oldest
+        seen = list(messages)
+        start = id(messages[0])
+        with self._lock:
+            self._entries.pop((key, start, len(seen)), None)  # the newer state of the same list wins
+            same_start = [entry for entry in self._entries if entry[1] == start and entry[0] == key]
+            for entry in same_start[: max(0, len(same_start) - self.PER_START + 1)]:
+                del self._entries[entry]  # the oldest lists of this history
+            self._entries[(key, start, len(seen))] = (seen, state)
+            while len(self._entries) > self._size:
+                del self._entries[next(iter(self._entries))]  # the oldest
 
 
 def _starts_with(messages: Sequence[Any], seen: list[Any]) -> bool:

@@ -7,6 +7,7 @@ from jupyter_agent.messages import (
     AssistantMessage,
     Cost,
     ImageContent,
+    PrefixCache,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -230,3 +231,18 @@ def test_per_message_all_makes_a_long_lists_new_values_with_the_collector_paused
     collecting.clear()
     memo.all([UserMessage(content=f"short {i}") for i in range(3)])
     assert collecting == [True, True, True]
+
+
+def test_a_prefix_cache_resumes_from_the_longest_list_a_history_starts_with():
+    cache: PrefixCache[str] = PrefixCache()
+    history = [UserMessage(content=f"m{index}") for index in range(6)]
+    cache.keep("k", history, "whole")
+    cache.keep("k", history[:4], "before the last turn")
+    assert cache.resume("k", history[:4] + [UserMessage(content="run again")]) == (4, "before the last turn")
+    assert cache.resume("k", history + [UserMessage(content="new cell")]) == (6, "whole")
+    assert cache.resume("k", history) == (0, None)  # each state is handed out once
+    for length in (2, 3, 4):  # the same history's lists: the newest two are kept
+        cache.keep("k", history[:length], length)
+    assert cache.resume("k", history[:2]) == (0, None)
+    assert cache.resume("k", history) == (4, 4)
+    assert cache.resume("other key", history) == (0, None)

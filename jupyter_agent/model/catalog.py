@@ -76,13 +76,26 @@ def get_model(name: str, **overrides: Any) -> Model:
     return Model(**fields)
 
 
-@lru_cache(maxsize=512)
+class _UnmappedModel(LookupError):
+    pass
+
+
 def _lookup(name: str) -> tuple[tuple[str, Any], ...]:
+    try:
+        return _mapped_facts(name)
+    except _UnmappedModel:
+        return ()  # the defaults; looked up again next time (the lru_cache keeps no exception)
+
+
+# Why an unmapped name is not cached: ``litellm.register_model`` may map it later (a custom
+# model's window, registered in a cell after ``%load_ext``, whose warm-up may have looked it up).
+@lru_cache(maxsize=512)
+def _mapped_facts(name: str) -> tuple[tuple[str, Any], ...]:
     # A tuple of pairs: cached values must be immutable, every caller gets its own Model.
     try:
         info = litellm_module_sync().get_model_info(name)
     except Exception:  # noqa: BLE001 - unmapped models raise; they get the defaults
-        return ()
+        raise _UnmappedModel(name) from None
     facts: dict[str, Any] = {}
     if info.get("max_input_tokens"):
         facts["context_window"] = int(info["max_input_tokens"])

@@ -18,7 +18,7 @@ from jupyter_agent.messages import AssistantMessage, Message, PrefixCache
 from jupyter_agent.model.event_stream import AssistantMessageEventStream, start_producer
 from jupyter_agent.model.idle_timeout import IdleTimeout, idle_timeout_seconds, no_data_message
 from jupyter_agent.model.litellm_chunks import ChunkAssembler
-from jupyter_agent.model.litellm_convert import build_request
+from jupyter_agent.model.litellm_convert import build_request, to_litellm_messages
 from jupyter_agent.model.litellm_errors import describe_error, is_missing_key_failure, missing_api_keys, no_api_key
 from jupyter_agent.model.litellm_loader import litellm_module, litellm_module_sync, preload_litellm
 from jupyter_agent.model.litellm_usage import usage_from_litellm
@@ -78,7 +78,19 @@ def warm_first_completion(model_name: str | None) -> bool:
     )
     for _chunk in response:
         pass
+    # And its first model lookup, which imports every provider's configuration (~50 ms the first
+    # turn's resolution of a model litellm maps would wait for).
+    litellm.get_supported_openai_params(model="gpt-4o-mini", custom_llm_provider="openai")
     return True
+
+
+def prepare_history(model: Model, messages: Sequence[Message]) -> None:
+    """Makes what ``litellm_stream`` derives from ``messages`` (a request's, gated) before a request
+    sends them: their request form and the tool call ids they take. Kept per message and list, so
+    the request that sends them (and more) resumes there; a long session's warm-up makes its first
+    request's ahead, in another thread (``notebook/request_ahead``)."""
+    to_litellm_messages(Context().model_copy(update={"messages": messages}), model)
+    _taken_call_ids(messages)
 
 
 # The ids a new tool call must not reuse: the request's, gathered once per history as it grows.
@@ -143,4 +155,4 @@ def _describe(error: Exception, model: Model, request: dict[str, Any], started: 
     return describe_error(error, model.provider, mid_stream=started)
 
 
-__all__ = ["REQUEST_ABORTED", "litellm_stream", "preload_litellm"]
+__all__ = ["REQUEST_ABORTED", "litellm_stream", "preload_litellm", "prepare_history", "warm_first_completion"]

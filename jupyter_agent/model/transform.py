@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,7 @@ def normalize_tool_call_id(tool_call_id: str, model: Model) -> str:
 
 
 _HISTORY_SOURCES: list[HistorySource] = []
+_HISTORY_SOURCES_GROWING = threading.Lock()
 
 
 def history_source(index: int) -> HistorySource:
@@ -56,8 +58,10 @@ def history_source(index: int) -> HistorySource:
 
     Made by the validator (in Rust: ~0.5 µs) rather than ``model_construct`` (Python: ~3 µs), which
     a long session's first request would call 20 000 times."""
-    while len(_HISTORY_SOURCES) <= index:
-        _HISTORY_SOURCES.append(HistorySource(message_index=len(_HISTORY_SOURCES)))
+    if len(_HISTORY_SOURCES) <= index:
+        with _HISTORY_SOURCES_GROWING:  # two threads growing it at once would misnumber the sources
+            while len(_HISTORY_SOURCES) <= index:
+                _HISTORY_SOURCES.append(HistorySource(message_index=len(_HISTORY_SOURCES)))
     return _HISTORY_SOURCES[index]
 
 

@@ -69,13 +69,14 @@ def _register(ipython: InteractiveShell, magics: AgentMagics, preload: bool) -> 
         # Started only now: the import thread competes for the interpreter lock, and the
         # registration's own imports would otherwise take three times as long.
         from jupyter_agent.model.litellm_loader import preload_litellm
+        from jupyter_agent.notebook.request_ahead import prepare_request
         from jupyter_agent.notebook.warm_up import warm_up
 
         preload_litellm()
         # Then what the first turn imports, the tokenizer of the model it would use (read when
-        # the thread gets there: a %config in the next cells counts) and the session it would
-        # continue: the turn waits for none of them.
-        warm_up(lambda: _default_model(magics), magics.sessions.likely_next)
+        # the thread gets there: a %config in the next cells counts), the session it would
+        # continue and its request's passes over it: the turn waits for none of them.
+        warm_up(lambda: _default_model(magics), magics.sessions.likely_next, prepare_request(magics))
 
 
 def unload_ipython_extension(ipython: InteractiveShell) -> None:

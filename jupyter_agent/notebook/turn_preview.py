@@ -52,25 +52,21 @@ def preview_command(magics: AgentMagics, args: argparse.Namespace) -> Report:
 
     from jupyter_agent.messages import UserMessage
     from jupyter_agent.model.tokens import estimate_overhead, estimate_tokens
-    from jupyter_agent.notebook.config import AgentConfig
     from jupyter_agent.notebook.mentions import expand_mentions
-    from jupyter_agent.notebook.model_resolution import choose_model
-    from jupyter_agent.notebook.site_limits import load_site_policy
+    from jupyter_agent.notebook.request_ahead import next_turn_settings
     from jupyter_agent.notebook.subcommand_parser import session_named
     from jupyter_agent.notebook.system_prompt import notebook_system_prompt, turn_context
     from jupyter_agent.notebook.toolset import build_tools, data_policy, with_feature_tools
 
     session = session_named(magics, args.session)
-    config = AgentConfig.from_magics(magics)
     try:
         # What a turn would send: a cell without options, within the site policy, as a turn's settings are.
-        settings = load_site_policy().apply(config.turn())
+        settings, choice = next_turn_settings(magics, session.model_name)
     except ValueError as error:  # an invalid environment variable the turn would fall back on
         raise UsageError(str(error)) from None
     policy = data_policy(settings.data_policy, settings.sample_rows, settings.data_ceiling)
     shell = magics.shell
     assert shell is not None  # a magic only runs inside a shell
-    choice = choose_model(None, session.model_name, config.model, configured_by=config.set_by("model"))
     base = build_tools(shell, session, selected=settings.tools, policy=policy)
     tools = with_feature_tools(base, shell, session, settings)  # the plan, the notebook tools…
     system = notebook_system_prompt(session.notebook, session.workspace, [tool.name for tool in tools], choice.name)

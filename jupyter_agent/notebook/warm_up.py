@@ -8,25 +8,33 @@ thread imports them with the garbage collector paused, freezing what they made (
 A turn that starts meanwhile imports what it needs itself: Python's import lock makes one thread
 wait for a module the other is importing, never import it twice.
 
-Then the thread runs litellm's first completion offline (a mocked answer: litellm imports some 60
-more modules on its first call, which the first turn's request waited for) and loads the tokenizer
+Then the thread makes the tools' JSON schemas, runs litellm's first completion offline (a mocked
+answer: litellm imports some 60 more modules on its first call, and every provider's configuration
+on its first model lookup, which the first turn's request waited for) and loads the tokenizer
 litellm counts the configured model's tokens with. litellm loads it on first use, which is the
 first response's cost bookkeeping, on the kernel's loop (for OpenAI's o200k_base some 200 000
 base64 tokens decoded: about a second in which the kernel answers nothing, right after the first
 turn of every kernel).
 
-Last, it reads the session the next turn most likely continues (``session/preload.py``): the
-first turn after a restart of a long session no longer parses the whole file while the user waits.
+Last, it reads the session the next turn most likely continues (``session/preload.py``) and makes
+its next request's passes over that history (``request_ahead.py``): the first turn after a restart
+of a long session neither parses the whole file nor converts every message while the user waits.
 """
 
 from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jupyter_agent.long_lived import long_lived_objects
+
+if TYPE_CHECKING:
+    from jupyter_agent.messages import Message
+
+Prepare = Callable[[Sequence["Message"]], object]
 
 # What a turn imports beyond %load_ext (each pulls in its own modules): the live panel and the
 # static finish, the tools, the features with their views, the model's litellm stream. Modules,
@@ -67,17 +75,22 @@ _started = threading.Event()
 done = threading.Event()  # set when the warm-up is over (tests and benchmarks wait for it)
 
 
-def warm_up(model: Callable[[], str | None] = lambda: None, session: Callable[[], Path | None] = lambda: None) -> None:
+def warm_up(
+    model: Callable[[], str | None] = lambda: None,
+    session: Callable[[], Path | None] = lambda: None,
+    prepare: Prepare | None = None,
+) -> None:
     """Starts the warm-up thread (once per kernel); it waits for litellm's import first.
     ``model``: the model a turn would use when the thread gets there (its tokenizer is loaded);
-    ``session``: the session file it would continue (read ahead)."""
+    ``session``: the session file it would continue (read ahead); ``prepare``: what makes the next
+    request's passes over that session's history (``request_ahead.prepare_request``)."""
     if _started.is_set():
         return
     _started.set()
-    threading.Thread(target=_warm, args=(model, session), name="jupyter-agent-warm-up", daemon=True).start()
+    threading.Thread(target=_warm, args=(model, session, prepare), name="jupyter-agent-warm-up", daemon=True).start()
 
 
-def _warm(model: Callable[[], str | None], session: Callable[[], Path | None]) -> None:
+def _warm(model: Callable[[], str | None], session: Callable[[], Path | None], prepare: Prepare | None) -> None:
     from jupyter_agent.model.litellm_loader import litellm_module_sync
 
     try:
@@ -91,11 +104,24 @@ def _warm(model: Callable[[], str | None], session: Callable[[], Path | None]) -
                     importlib.import_module(name)
                 except Exception:  # noqa: BLE001 - the turn that imports it reports the failure
                     pass
+            _tool_schemas()
             _first_completion(model)
             _load_tokenizer(model)
-        _preload_session(session)  # its own collector window (long_lived), sized by the file
+        _preload_session(session, prepare)  # its own collector windows (long_lived), sized by the file
     finally:
         done.set()
+
+
+def _tool_schemas() -> None:
+    """The JSON schemas of the kernel and coding tools: pydantic makes one in milliseconds (kept per
+    class), which the first turn's request made for every tool."""
+    from jupyter_agent.tools import coding_tools, kernel_tools
+
+    try:
+        for tool in [*kernel_tools(None), *coding_tools(Path.cwd())]:
+            tool.spec()
+    except Exception:  # noqa: BLE001 - the turn makes the schemas itself and reports what is wrong
+        pass
 
 
 def _first_completion(model: Callable[[], str | None]) -> None:
@@ -118,7 +144,7 @@ def _load_tokenizer(model: Callable[[], str | None]) -> None:
         count_tokens(name, "warm")  # None for a model litellm cannot count: nothing to load
 
 
-def _preload_session(session: Callable[[], Path | None]) -> None:
+def _preload_session(session: Callable[[], Path | None], prepare: Prepare | None) -> None:
     from jupyter_agent.session.preload import preload_session
 
     try:
@@ -126,7 +152,7 @@ def _preload_session(session: Callable[[], Path | None]) -> None:
     except Exception:  # noqa: BLE001 - no notebook folder known yet: the first turn reads its session itself
         return
     if path is not None:
-        preload_session(path)
+        preload_session(path, prepare)
 
 
 __all__ = ["TURN_MODULES", "done", "warm_up"]

@@ -24,6 +24,7 @@ frame, at most ``sample_lines(sample_rows)`` lines of ``LINE_CHARS`` characters 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal, Sequence, cast
 
@@ -240,10 +241,12 @@ class PrivacyGate:
         key = (self.policy, self.sample_rows, self.value_tools, frozenset(secrets.items()))
         cached = _GATED.get(key)
         if cached is None:
-            cached = PerMessage(lambda message: self._gate(message, secrets))
-            _GATED[key] = cached
-            while len(_GATED) > _CACHED_GATES:
-                _GATED.pop(next(iter(_GATED)))
+            with _GATED_LOCK:  # the warm-up thread gates a session read ahead (notebook/request_ahead)
+                cached = _GATED.get(key)
+                if cached is None:
+                    cached = _GATED[key] = PerMessage(lambda message: self._gate(message, secrets))
+                    while len(_GATED) > _CACHED_GATES:
+                        _GATED.pop(next(iter(_GATED)))
         self._current = (secrets, cached)
         return cached
 
@@ -282,6 +285,7 @@ class PrivacyGate:
 
 
 _GATED: dict[tuple[Any, ...], PerMessage[Message]] = {}
+_GATED_LOCK = threading.Lock()
 
 
 def _redacted_blocks(blocks: Sequence[Any], secrets: Mapping[str, str]) -> list[Any] | None:

@@ -10,14 +10,21 @@ otherwise. A reading nobody takes is dropped after ``KEEP_SECONDS``.
 
 from __future__ import annotations
 
+import operator
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from jupyter_agent.model.tokens import estimate_tokens
+from jupyter_agent.model.tokens import estimate_history_tokens
 from jupyter_agent.session.index_file import index_path
 from jupyter_agent.session.loading import LoadedSession, load_session
+from jupyter_agent.session.turns import turn_spans
+
+if TYPE_CHECKING:
+    from jupyter_agent.messages import Message
 
 # Why 10 minutes: long enough for the cells above the first agent cell to run, short enough that a
 # kernel that never runs one does not keep a long session's records for the rest of the day.
@@ -45,9 +52,12 @@ def _signature(path: Path) -> Signature:
     return _stat(path), _stat(index_path(path))
 
 
-def preload_session(path: Path) -> bool:
+def preload_session(path: Path, prepare: Callable[[list[Message]], object] | None = None) -> bool:
     """Reads the session at ``path`` (every record of its active branch) in the calling thread, for
-    the next store that opens it; True when the reading is kept."""
+    the next store that opens it; True when the reading is kept. ``prepare``: called, before the
+    reading is handed over, with each history the next turn most likely sends (``continued``: the
+    objects the store will hand out), to make what the turn derives from them (its request:
+    ``notebook/request_ahead``); its failure costs the turn that work, nothing else."""
     path = path.absolute()
     signature = _signature(path)
     if signature[0] is None:
@@ -58,15 +68,9 @@ def preload_session(path: Path) -> bool:
             return False
         _readings[path] = reading
     try:
-        loaded = load_session(path)
-        loaded.index.branch.full_records()  # every line parsed now, not by the first turn
-        # The estimates of the messages the turn will send (kept per message object: the store
-        # hands out these ones), which its window and continuation note sum up.
-        estimate_tokens(loaded.index.branch.messages())
-        if _signature(path) == signature:  # not a file another writer was appending to meanwhile
-            reading.loaded = loaded
-    except Exception:  # noqa: BLE001 - the store that opens the file reads it itself and reports what is wrong
-        pass
+        histories = _read(path, signature, reading)
+        if reading.loaded is not None and prepare is not None:
+            _prepare(prepare, histories)
     finally:
         reading.done.set()
     if reading.loaded is None:
@@ -76,6 +80,47 @@ def preload_session(path: Path) -> bool:
     timer.daemon = True
     timer.start()
     return True
+
+
+def _read(path: Path, signature: Signature, reading: _Reading) -> list[list[Message]]:
+    """The histories the next turn most likely sends (``continued``), the reading kept in
+    ``reading`` when the file did not change meanwhile."""
+    try:
+        loaded = load_session(path)
+        loaded.index.branch.full_records()  # every line parsed now, not by the first turn
+        histories = continued(loaded)
+        # The estimate of the messages the turn will send (kept per message object and list: the
+        # store hands out these ones), which its window and continuation note sum up.
+        for history in histories:
+            estimate_history_tokens(history)
+    except Exception:  # noqa: BLE001 - the store that opens the file reads it itself and reports what is wrong
+        return []
+    if _signature(path) == signature:  # not a file another writer was appending to meanwhile
+        reading.loaded = loaded
+    return histories
+
+
+def continued(loaded: LoadedSession) -> list[list[Message]]:
+    """The histories the next turn most likely sends: the branch's (a new cell's turn continues it)
+    and, when it has turns, the branch before its last turn (that turn's cell run again, as after a
+    restart, continues from there)."""
+    branch = loaded.index.branch
+    messages = branch.messages()
+    histories = [messages]
+    spans = turn_spans(branch.full_records())
+    last = spans[-1].messages if spans else []
+    tail = messages[len(messages) - len(last) :] if last else []
+    if last and len(last) < len(messages) and all(map(operator.is_, tail, last)):
+        histories.append(messages[: len(messages) - len(last)])
+    return histories
+
+
+def _prepare(prepare: Callable[[list[Message]], object], histories: list[list[Message]]) -> None:
+    try:
+        for history in histories:
+            prepare(history)
+    except Exception:  # noqa: BLE001 - the turn makes what was not made ahead itself
+        pass
 
 
 def take_preloaded(path: Path) -> LoadedSession | None:
@@ -106,4 +151,4 @@ def _stat(path: Path) -> tuple[int, int, int] | None:
     return stat.st_size, stat.st_mtime_ns, stat.st_ino
 
 
-__all__ = ["KEEP_SECONDS", "WAIT_SECONDS", "preload_session", "take_preloaded"]
+__all__ = ["KEEP_SECONDS", "WAIT_SECONDS", "continued", "preload_session", "take_preloaded"]

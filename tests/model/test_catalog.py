@@ -94,11 +94,23 @@ def test_a_failing_lookup_gives_defaults(litellm, monkeypatch):
         raise RuntimeError("price map unavailable")
 
     monkeypatch.setattr(litellm, "get_model_info", explode)
-    catalog._lookup.cache_clear()
+    catalog._mapped_facts.cache_clear()
     try:
         assert get_model("openai/gpt-4o").context_window == DEFAULTS.context_window
     finally:
-        catalog._lookup.cache_clear()
+        catalog._mapped_facts.cache_clear()
+
+
+def test_a_model_registered_after_its_first_lookup_gets_its_registered_facts(litellm):
+    # The kernel's warm-up may look the configured model up before a cell registers its window.
+    name = "openai/registered-after-lookup-model"
+    assert get_model(name).context_window == DEFAULTS.context_window
+    litellm.register_model({name: {"max_input_tokens": 1_048_576, "litellm_provider": "openai", "mode": "chat"}})
+    try:
+        assert get_model(name).context_window == 1_048_576
+    finally:
+        litellm.model_cost.pop(name, None)
+        catalog._mapped_facts.cache_clear()
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
-"""After %load_ext the modules of a turn, the model's tokenizer and the session it likely continues are loaded in the
-background: the first turn loads none of them."""
+"""After %load_ext the modules of a turn, the model's tokenizer and the session it likely continues (with its next
+request's passes over it) are loaded in the background: the first turn loads none of them."""
 
 import json
 
@@ -61,11 +61,28 @@ def test_the_first_turn_after_a_restart_takes_the_session_the_warm_up_read(tmp_p
                 "def _counting(path, **options):\n    _read_itself.append(str(path))\n    return _real_load(path, **options)\n"
                 "_store_module.load_session = _counting"
             )
+            # And the messages each pass of the request (replay, privacy gate, litellm's shape) makes anew.
+            h.execute(
+                "import jupyter_agent.model.transform as _transform, jupyter_agent.model.litellm_convert as _convert\n"
+                "from jupyter_agent.runtime.privacy import PrivacyGate\n"
+                "_made = {'replayed': 0, 'gated': 0, 'converted': 0}\n"
+                "def _counted(what, real):\n"
+                "    def counted(*args, **kwargs):\n"
+                "        _made[what] += 1\n"
+                "        return real(*args, **kwargs)\n"
+                "    return counted\n"
+                "_transform._adapt_user = _counted('replayed', _transform._adapt_user)\n"
+                "PrivacyGate._gate = _counted('gated', PrivacyGate._gate)\n"
+                "_convert._release_images = _counted('converted', _convert._release_images)"
+            )
             h.agent_cell("-s long -p yolo", "Go on.")
             h.wait_turn("long", timeout=60)
             assert h.evaluate("last_turn('long').result.text") == "'Hello.'"
             read_itself = h.evaluate("_read_itself")
+            made = h.evaluate("_made")
         finally:
             h.shutdown()
     assert read_itself == "[]"
     assert len(provider.requests[-1]["messages"]) >= 101  # the 100 messages read ahead, then the prompt
+    # The warm-up made the 100 messages' passes: the turn made those of its own few only.
+    assert all(count <= 3 for count in eval(made).values()), made

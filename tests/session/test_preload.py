@@ -111,3 +111,37 @@ def test_a_reading_nobody_takes_is_dropped(written, monkeypatch):
     assert preload_session(written)
     # Dropped: a new reading of the file is kept again.
     wait_until_blocking(lambda: preload_session(written), timeout=10, what="the reading to be dropped")
+
+
+def test_the_reading_is_prepared_with_the_messages_the_store_then_hands_out(written, reads):
+    prepared = []
+    assert preload_session(written, prepared.append)
+    with SessionStore(written) as store:
+        messages = store.messages()
+    assert len(prepared) == 1 and len(prepared[0]) == 2
+    assert all(ahead is handed for ahead, handed in zip(prepared[0], messages))  # the same objects
+    assert reads == []
+
+
+def test_a_failing_preparation_keeps_the_reading(written, reads):
+    def fail(messages):
+        raise RuntimeError("no model configured")
+
+    assert preload_session(written, fail)
+    with SessionStore(written) as store:
+        assert len(store.messages()) == 2
+    assert reads == []
+
+
+def test_a_session_with_turns_is_prepared_whole_and_before_its_last_turn(session_file):
+    with SessionStore(session_file) as store:
+        for prompt in ("What is the trend?", "And the outliers?"):
+            store.record_request("m", {})
+            store.append(UserMessage(content=prompt))
+            store.append(AssistantMessage(content=[TextContent(text="Flat.")]))
+    prepared = []
+    assert preload_session(session_file.absolute(), prepared.append)
+    assert [len(history) for history in prepared] == [4, 2]  # a new cell's; the last cell's run again
+    assert prepared[1][-1] is prepared[0][1]  # the same objects: both resume from the same values
+    with SessionStore(session_file) as store:
+        assert all(ahead is handed for ahead, handed in zip(prepared[0], store.messages()))
