@@ -14,6 +14,7 @@ import io
 from functools import lru_cache
 from typing import Any
 
+from jupyter_agent.errors import JupyterAgentError
 from jupyter_agent.model.litellm_loader import litellm_module_sync
 from jupyter_agent.model.types import Model, ModelCost
 
@@ -76,7 +77,7 @@ def get_model(name: str, **overrides: Any) -> Model:
     return Model(**fields)
 
 
-class _UnmappedModel(LookupError):
+class _UnmappedModel(LookupError, JupyterAgentError):
     pass
 
 

@@ -13,6 +13,7 @@ wants it (``Reader``).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -114,10 +115,35 @@ class ActiveBranch:
         self.model: str | None = None
         self.labels: dict[str, str] = {}  # label -> record id
         self.problems: list[str] = []
+        self.compacted = False  # a compaction record is on it: its view is no prefix of the history
 
     @property
     def tip(self) -> str | None:
         return self.records[-1].id if self.records else None
+
+    def prefix(self, length: int) -> ActiveBranch:
+        """The branch of this one's first ``length`` records, as ``extend`` would build it, cut
+        from this one's lists (a cell run again in a 20 000-message session branches just before
+        its turn: ~0.1 s of ``extend`` calls saved). Only for a branch without compactions."""
+        assert not self.compacted, "a compacted branch's view is not cut from its history"
+        branch = ActiveBranch(self._read)
+        records = self.records[:length]
+        branch.records = records
+        branch.position = {entry.id: index for index, entry in enumerate(records)}
+        kept = bisect.bisect_left(self.history, length, key=lambda entry: self.position[entry.id])
+        branch.history = self.history[:kept]
+        branch.view_ids = self.view_ids[:kept]
+        branch.view = self.view[:kept]
+        branch._view_roles = self._view_roles[:kept]
+        branch._view_entries = {position: entry for position, entry in self._view_entries.items() if position < kept}
+        for entry in records:
+            kind = entry.kind
+            if kind == "usage" and entry.usage is not None:
+                branch.usage.count(entry.usage)
+            elif kind == "label" and entry.label is not None and entry.target is not None:
+                branch.labels[entry.label] = entry.target
+        branch.model = _last_model(records)
+        return branch
 
     def extend(self, entry: Entry) -> None:
         self.position[entry.id] = len(self.records)
@@ -135,6 +161,7 @@ class ActiveBranch:
             if entry.role == "assistant" and entry.model:
                 self.model = entry.model
         elif kind == "compaction":
+            self.compacted = True
             self._compact(entry)
         elif kind == "usage":
             if entry.usage is not None:
@@ -216,7 +243,14 @@ class SessionIndex:
 
     def add(self, entry: Entry) -> None:
         self._remember(entry)
-        if entry.parent_id == self.branch.tip:
+        branch = self.branch
+        if entry.parent_id == branch.tip:
+            branch.extend(entry)
+            return
+        at = branch.position.get(entry.parent_id) if entry.parent_id is not None else None
+        if at is not None and not branch.compacted:
+            # A branch from a record of this one (a redo): its records up to there, then this one.
+            self.branch = branch.prefix(at + 1)
             self.branch.extend(entry)
         else:
             self.branch = self._branch_to(entry.id)
@@ -259,6 +293,18 @@ class SessionIndex:
         for entry in path:
             branch.extend(entry)
         return branch
+
+
+def _last_model(records: list[Entry]) -> str | None:
+    """The model ``ActiveBranch.extend`` leaves after ``records``: the last assistant message's, usage
+    record's or request record's (a request record's, even none, replaces the one before)."""
+    for entry in reversed(records):
+        kind = entry.kind
+        if kind == "request":
+            return entry.model
+        if entry.model and ((kind == "message" and entry.role == "assistant") or kind == "usage"):
+            return entry.model
+    return None
 
 
 def _is_one_line(entries: list[Entry]) -> bool:

@@ -103,3 +103,44 @@ def test_a_compaction_keeping_an_unknown_record_is_ignored():
     index = SessionIndex([message("a", None, "a"), CompactionRecord(id="k", parent_id="a", summary="S", first_kept_id="zz")])
     assert contents(m for _, m in view(index.branch)) == ["a"]
     assert index.branch.problems == ["compaction k keeps unknown record zz: ignored"]
+
+
+def branch_state(branch):
+    return (
+        [entry.id for entry in branch.records],
+        branch.position,
+        view(branch),
+        [entry.id for entry in branch.history],
+        branch.usage,
+        branch.model,
+        branch.labels,
+    )
+
+
+def test_a_branch_from_a_record_of_the_active_branch_is_the_one_a_walk_from_the_root_builds():
+    from jupyter_agent.messages import AssistantMessage, TextContent
+    from jupyter_agent.session.records import RequestRecord
+
+    def answer(record_id, parent_id, model):
+        return MessageRecord(
+            id=record_id, parent_id=parent_id, message=AssistantMessage(content=[TextContent(text="ok")], model=model)
+        )
+
+    records = [
+        RequestRecord(id="r1", parent_id=None, model="first-model"),
+        message("q1", "r1", "first question"),
+        answer("a1", "q1", "first-model"),
+        UsageRecord(id="u1", parent_id="a1", model="first-model", input_tokens=3, spend_usd=0.5),
+        LabelRecord(id="l1", parent_id="u1", label="before", target_id="u1"),
+        RequestRecord(id="r2", parent_id="l1", model="second-model"),
+        message("q2", "r2", "second question"),
+        answer("a2", "q2", "second-model"),
+        UsageRecord(id="u2", parent_id="a2", model="second-model", input_tokens=7, spend_usd=0.25),
+        LabelRecord(id="l2", parent_id="u2", label="after", target_id="u2"),
+    ]
+    for at in ("l1", "u1", "a1", "q1", "r1"):  # a redo of the second turn, and of earlier records
+        cut = SessionIndex(records)
+        cut.add(BranchRecord(id="b", parent_id=at, at=at))
+        walked = SessionIndex([*records, BranchRecord(id="b", parent_id=at, at=at)])  # built from the root
+        assert branch_state(cut.branch) == branch_state(walked.branch), at
+        assert cut.branch.tip == "b"
