@@ -317,8 +317,8 @@ class PrefixCache(Generic[StateT]):
         with self._lock:
             self._entries.pop((key, start, len(seen)), None)  # the newer state of the same list wins
             same_start = [entry for entry in self._entries if entry[1] == start and entry[0] == key]
-            for entry in same_start[: max(0, len(same_start) - self.PER_START + 1)]:
-                del self._entries[entry]  # the oldest lists of this history
+            while len(same_start) >= self.PER_START:
+                del self._entries[same_start.pop(0)]  # the oldest lists of this history
             self._entries[(key, start, len(seen))] = (seen, state)
             while len(self._entries) > self._size:
                 del self._entries[next(iter(self._entries))]  # the oldest

@@ -143,10 +143,9 @@ def _soon(action: Callable[[], None]) -> None:
 
 
 def _default_model(magics: AgentMagics) -> str:
-    from jupyter_agent.notebook.model_resolution import choose_model
+    from jupyter_agent.notebook.request_ahead import next_turn_settings
 
-    config = magics.current_config()
-    return choose_model(None, None, config.model, probe_ollama=lambda: None, configured_by=config.set_by("model")).name
+    return next_turn_settings(magics, probe_ollama=lambda: None)[1].name  # no wait for a local server
 
 
 def _uses_only_offline_models(magics: AgentMagics) -> bool:

@@ -15,7 +15,7 @@ pass is keyed by what it depends on, so the turn recomputes what does not match.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -42,28 +42,31 @@ def next_turn_settings(
     return settings, site_model(chosen, policy)
 
 
-def prepare_request(magics: AgentMagics) -> Callable[[Sequence[Message]], None]:
-    """What makes the next turn's request passes for a history, for ``preload_session``; the
-    settings are read when it is called (after the cells that ran since ``%load_ext``)."""
+def prepare_request(magics: AgentMagics) -> Callable[[list[list[Message]]], None]:
+    """What makes the next turn's request passes over each of the histories it most likely sends,
+    for ``preload_session``; the settings are read when it is called (after the cells that ran
+    since ``%load_ext``), once for all of them."""
 
-    def prepare(history: Sequence[Message]) -> None:
+    def prepare(histories: list[list[Message]]) -> None:
         from jupyter_agent.model import transform_for_request
         from jupyter_agent.notebook.model_resolution import needs_litellm, resolve
         from jupyter_agent.notebook.toolset import turn_privacy_gate
 
-        if not history:
+        histories = [history for history in histories if history]
+        if not histories:
             return
         # No probe of a local Ollama server: a model that only a probe finds is not worth the wait.
         settings, choice = next_turn_settings(magics, probe_ollama=lambda: None)
         if choice.is_demo:
             return  # the offline demo answers without a request
         model = resolve(choice, api_base=settings.api_base or None).model
-        messages, _ = transform_for_request(history, model)
-        gated = turn_privacy_gate(settings).messages(messages)
-        if needs_litellm(choice):  # a registered model's stream has its own shape
-            from jupyter_agent.model.litellm_stream import prepare_history
+        gate = turn_privacy_gate(settings)
+        for history in histories:
+            gated = gate.messages(transform_for_request(history, model)[0])
+            if needs_litellm(choice):  # a registered model's stream has its own shape
+                from jupyter_agent.model.litellm_stream import prepare_history
 
-            prepare_history(model, gated)
+                prepare_history(model, gated)
 
     return prepare
 

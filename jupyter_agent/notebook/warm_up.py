@@ -25,16 +25,14 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jupyter_agent.long_lived import long_lived_objects
 
 if TYPE_CHECKING:
-    from jupyter_agent.messages import Message
-
-Prepare = Callable[[Sequence["Message"]], object]
+    from jupyter_agent.session.preload import Prepare
 
 # What a turn imports beyond %load_ext (each pulls in its own modules): the live panel and the
 # static finish, the tools, the features with their views, the model's litellm stream. Modules,

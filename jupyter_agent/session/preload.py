@@ -33,6 +33,9 @@ KEEP_SECONDS = 600.0
 # itself), never for a reading that hangs on a broken disk.
 WAIT_SECONDS = 30.0
 
+# Makes what the next turn derives from the histories it most likely sends (``continued``).
+Prepare = Callable[[list[list["Message"]]], object]
+
 Signature = tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]
 
 
@@ -52,10 +55,10 @@ def _signature(path: Path) -> Signature:
     return _stat(path), _stat(index_path(path))
 
 
-def preload_session(path: Path, prepare: Callable[[list[Message]], object] | None = None) -> bool:
+def preload_session(path: Path, prepare: Prepare | None = None) -> bool:
     """Reads the session at ``path`` (every record of its active branch) in the calling thread, for
-    the next store that opens it; True when the reading is kept. ``prepare``: called, before the
-    reading is handed over, with each history the next turn most likely sends (``continued``: the
+    the next store that opens it; True when the reading is kept. ``prepare``: called once, before the
+    reading is handed over, with the histories the next turn most likely sends (``continued``: the
     objects the store will hand out), to make what the turn derives from them (its request:
     ``notebook/request_ahead``); its failure costs the turn that work, nothing else."""
     path = path.absolute()
@@ -87,8 +90,7 @@ def _read(path: Path, signature: Signature, reading: _Reading) -> list[list[Mess
     ``reading`` when the file did not change meanwhile."""
     try:
         loaded = load_session(path)
-        loaded.index.branch.full_records()  # every line parsed now, not by the first turn
-        histories = continued(loaded)
+        histories = continued(loaded)  # every line parsed now, not by the first turn
         # The estimate of the messages the turn will send (kept per message object and list: the
         # store hands out these ones), which its window and continuation note sum up.
         for history in histories:
@@ -115,10 +117,9 @@ def continued(loaded: LoadedSession) -> list[list[Message]]:
     return histories
 
 
-def _prepare(prepare: Callable[[list[Message]], object], histories: list[list[Message]]) -> None:
+def _prepare(prepare: Prepare, histories: list[list[Message]]) -> None:
     try:
-        for history in histories:
-            prepare(history)
+        prepare(histories)
     except Exception:  # noqa: BLE001 - the turn makes what was not made ahead itself
         pass
 
@@ -151,4 +152,4 @@ def _stat(path: Path) -> tuple[int, int, int] | None:
     return stat.st_size, stat.st_mtime_ns, stat.st_ino
 
 
-__all__ = ["KEEP_SECONDS", "WAIT_SECONDS", "continued", "preload_session", "take_preloaded"]
+__all__ = ["KEEP_SECONDS", "WAIT_SECONDS", "Prepare", "continued", "preload_session", "take_preloaded"]

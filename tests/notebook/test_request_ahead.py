@@ -61,7 +61,7 @@ def turn_request(magics, messages):
 
 def test_the_turn_gates_only_its_prompt_after_the_history_was_prepared(magics, gated):
     messages = history()
-    prepare_request(magics)(messages)
+    prepare_request(magics)([messages])
     ahead = list(gated)
     assert len(ahead) == len(messages)
     prompt = UserMessage(content="And the trend?")
@@ -72,7 +72,7 @@ def test_the_turn_gates_only_its_prompt_after_the_history_was_prepared(magics, g
 
 def test_a_stricter_policy_set_after_the_preparation_gates_the_history_again(magics, gated, ip):
     messages = history()
-    prepare_request(magics)(messages)
+    prepare_request(magics)([messages])
     ip.run_line_magic("config", "AgentMagics.data_policy = 'schema'")
     gated.clear()
     sent = turn_request(magics, messages)
@@ -81,7 +81,7 @@ def test_a_stricter_policy_set_after_the_preparation_gates_the_history_again(mag
 
 
 def test_nothing_is_prepared_for_the_offline_demo_or_an_empty_history(magics, gated, ip):
-    prepare_request(magics)([])
+    prepare_request(magics)([[]])
     ip.run_line_magic("config", "AgentMagics.model = 'demo'")
-    prepare_request(magics)(history())
+    prepare_request(magics)([history()])
     assert gated == []

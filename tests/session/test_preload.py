@@ -115,7 +115,7 @@ def test_a_reading_nobody_takes_is_dropped(written, monkeypatch):
 
 def test_the_reading_is_prepared_with_the_messages_the_store_then_hands_out(written, reads):
     prepared = []
-    assert preload_session(written, prepared.append)
+    assert preload_session(written, prepared.extend)
     with SessionStore(written) as store:
         messages = store.messages()
     assert len(prepared) == 1 and len(prepared[0]) == 2
@@ -140,7 +140,7 @@ def test_a_session_with_turns_is_prepared_whole_and_before_its_last_turn(session
             store.append(UserMessage(content=prompt))
             store.append(AssistantMessage(content=[TextContent(text="Flat.")]))
     prepared = []
-    assert preload_session(session_file.absolute(), prepared.append)
+    assert preload_session(session_file.absolute(), prepared.extend)
     assert [len(history) for history in prepared] == [4, 2]  # a new cell's; the last cell's run again
     assert prepared[1][-1] is prepared[0][1]  # the same objects: both resume from the same values
     with SessionStore(session_file) as store:
