@@ -98,8 +98,19 @@ class AgentTool:
         except ValueError:  # invalid arguments never run: there is nothing to limit
             return None
 
+    # The spec last made, with what it was made of: a turn asks for every tool's spec for each
+    # estimate and each request, and a spec's validation copies the schema.
+    _made_spec: tuple[str, str, type[BaseModel], ToolSpec] | None = field(default=None, init=False, repr=False, compare=False)
+
     def spec(self) -> ToolSpec:
-        return ToolSpec(name=self.name, description=self.description, parameters=tool_schema(self.parameters))
+        made = self._made_spec
+        if made is not None and made[0] == self.name and made[1] == self.description and made[2] is self.parameters:
+            return made[3]
+        # Constructed, not validated: validation would copy the schema, which ``tool_schema`` makes
+        # once per parameters model, so that estimates can key what they work out of it by identity.
+        spec = ToolSpec.model_construct(name=self.name, description=self.description, parameters=tool_schema(self.parameters))
+        self._made_spec = (self.name, self.description, self.parameters, spec)
+        return spec
 
 
 _SCHEMA_CACHE: dict[type, dict[str, Any]] = {}

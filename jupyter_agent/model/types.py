@@ -44,7 +44,10 @@ class Model(BaseModel):
 
 
 class ToolSpec(BaseModel):
-    """A tool as the provider sees it: never the local execute function."""
+    """A tool as the provider sees it: never the local execute function. Frozen: a tool hands out
+    the same spec to every request."""
+
+    model_config = ConfigDict(frozen=True)
 
     name: str
     description: str

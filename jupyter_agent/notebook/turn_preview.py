@@ -117,7 +117,7 @@ def _step_context(session: AgentSession, memory_on: bool) -> tuple[str, str]:
     from jupyter_agent.features.plan.prompt import plan_step_section
     from jupyter_agent.tools.step_context import compose_sections
 
-    plan = plan_step_section(PlanFile(session.path).load(session.store.history_newest_first("tool_result")))  # the branch's plan
+    plan = plan_step_section(PlanFile(session.path).load(session.store.tool_results_newest_first("plan")))  # the branch's plan
     memory = NotebookMemory(MemoryStore(session.path.parent / MEMORY_FOLDER), enabled=memory_on).step_section()
     holds = [what for what, text in (("the task plan", plan), ("the memory index", memory)) if text]
     return compose_sections([lambda: plan, lambda: memory]) or "", " and ".join(holds) or "none"

@@ -17,9 +17,10 @@ import bisect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from jupyter_agent.messages import Message, UserMessage
+from jupyter_agent.messages import Message, ToolResultMessage, UserMessage
 from jupyter_agent.runtime.spend import UsageTotal
 from jupyter_agent.session.records import CompactionRecord, LabelRecord, MessageRecord, Record, RequestRecord, UsageRecord
+from jupyter_agent.session.turns import TurnIndex, TurnSpan
 
 # Reads the records of entries whose record is not in memory yet (``Entry.record``), in one go.
 Reader = Callable[[Sequence["Entry"]], None]
@@ -116,6 +117,9 @@ class ActiveBranch:
         self.labels: dict[str, str] = {}  # label -> record id
         self.problems: list[str] = []
         self.compacted = False  # a compaction record is on it: its view is no prefix of the history
+        self._turns = TurnIndex()  # kept up to date when asked for (``turns``)
+        self._tool_results: dict[str, list[int]] = {}  # tool name -> history positions of its results
+        self._tools_indexed = 0  # how many history entries ``_tool_results`` covers
 
     @property
     def tip(self) -> str | None:
@@ -136,6 +140,11 @@ class ActiveBranch:
         branch.view = self.view[:kept]
         branch._view_roles = self._view_roles[:kept]
         branch._view_entries = {position: entry for position, entry in self._view_entries.items() if position < kept}
+        branch._turns = self._turns.cut(length)
+        branch._tool_results = {
+            name: positions[: bisect.bisect_left(positions, kept)] for name, positions in self._tool_results.items()
+        }
+        branch._tools_indexed = min(self._tools_indexed, kept)
         for entry in records:
             kind = entry.kind
             if kind == "usage" and entry.usage is not None:
@@ -189,6 +198,31 @@ class ActiveBranch:
         the last of something stops early, and skipped messages cost a comparison each."""
         history = self._read_all(self.history)  # here, not while the caller iterates: a stale index is found now
         return (entry.message for entry in reversed(history) if role is None or entry.role == role)
+
+    def tool_results_newest_first(self, tool_name: str) -> Iterator[ToolResultMessage]:
+        """The history's results of ``tool_name``, newest first: the results are indexed by tool
+        as the branch grows, so finding the last of one tool's walks none of the others."""
+        history = self.history
+        start = self._tools_indexed
+        if start < len(history):
+            self._read_all(history[start:])
+            for position in range(start, len(history)):
+                entry = history[position]
+                if entry.role == "tool_result":
+                    message = entry.message
+                    assert isinstance(message, ToolResultMessage)
+                    self._tool_results.setdefault(message.tool_name, []).append(position)
+            self._tools_indexed = len(history)
+        positions = self._tool_results.get(tool_name, [])
+        return (history[position].message for position in reversed(positions))  # type: ignore[misc]
+
+    def turns(self) -> list[TurnSpan]:
+        """The branch's turns, oldest first (see ``TurnIndex``)."""
+        turns = self._turns
+        if turns.through < len(self.records):
+            added = self._read_all(self.records[turns.through :])
+            turns.add([entry.record for entry in added])  # type: ignore[misc]
+        return turns.spans()
 
     def full_records(self) -> list[Record]:
         return [entry.record for entry in self._read_all(self.records)]  # type: ignore[misc]

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from jupyter_agent.model.tokens import estimate_history_tokens
 from jupyter_agent.session.index_file import index_path
 from jupyter_agent.session.loading import LoadedSession, load_session
-from jupyter_agent.session.turns import turn_spans
 
 if TYPE_CHECKING:
     from jupyter_agent.messages import Message
@@ -109,7 +108,7 @@ def continued(loaded: LoadedSession) -> list[list[Message]]:
     branch = loaded.index.branch
     messages = branch.messages()
     histories = [messages]
-    spans = turn_spans(branch.full_records())
+    spans = branch.turns()  # kept on the branch: the turn that takes this reading asks for them again
     last = spans[-1].messages if spans else []
     tail = messages[len(messages) - len(last) :] if last else []
     if last and len(last) < len(messages) and all(map(operator.is_, tail, last)):

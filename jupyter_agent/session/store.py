@@ -49,7 +49,7 @@ from jupyter_agent.session.records import (
     usage_fields,
 )
 from jupyter_agent.session.redact import scrub_options
-from jupyter_agent.session.turns import TurnSpan, turn_spans
+from jupyter_agent.session.turns import TurnSpan
 
 if TYPE_CHECKING:
     from jupyter_agent.session.branches import BranchInfo
@@ -164,7 +164,11 @@ class SessionStore:
 
     def turns(self) -> list[TurnSpan]:
         """The turns on the active branch, oldest first (each starts at its request record)."""
-        return turn_spans(self.records())
+        return self._reading(lambda: self._index.branch.turns())
+
+    def tool_results_newest_first(self, tool_name: str) -> Iterator[ToolResultMessage]:
+        """The active branch's results of ``tool_name``, newest first, read as far as the caller goes."""
+        return self._reading(lambda: self._index.branch.tool_results_newest_first(tool_name))
 
     def branches(self) -> list[BranchInfo]:
         """Every branch of the file: the active one first, then the others, oldest first."""

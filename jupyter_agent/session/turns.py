@@ -8,7 +8,8 @@ read a branch this way.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import bisect
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from jupyter_agent.messages import Message, UserMessage, without_turn_context
@@ -59,13 +60,56 @@ def message_text(message: UserMessage) -> str:
 
 def turn_spans(records: Iterable[Record]) -> list[TurnSpan]:
     """The turns of a branch's records (root first); records before the first request belong to none."""
-    turns: list[TurnSpan] = []
-    for record in records:
-        if isinstance(record, RequestRecord):
-            turns.append(TurnSpan(len(turns), record))
-        elif turns:
-            turns[-1].records.append(record)
-    return turns
+    turns = TurnIndex()
+    turns.add(list(records))
+    return turns.spans()
 
 
-__all__ = ["TurnSpan", "message_text", "turn_spans"]
+class TurnIndex:
+    """The turns of a branch that grows at its tip, kept as its records are added: every turn asks
+    for the turns it continues, which for a 20 000-record session is a walk of ~5 ms each time.
+
+    A span handed out never changes: records added to the last turn go to a copy of it.
+    """
+
+    def __init__(self) -> None:
+        self._spans: list[TurnSpan] = []
+        self._starts: list[int] = []  # the position of each turn's request record among the records
+        self.through = 0  # how many of the branch's records the spans hold
+
+    def add(self, records: Sequence[Record]) -> None:
+        """The branch's next records (those after the first ``through``)."""
+        spans, tail = self._spans, None
+        for offset, record in enumerate(records):
+            if isinstance(record, RequestRecord):
+                if tail is not None:
+                    spans[-1] = TurnSpan(spans[-1].index, spans[-1].request, tail)
+                    tail = None
+                self._starts.append(self.through + offset)
+                spans.append(TurnSpan(len(spans), record))
+            elif spans:
+                if tail is None:
+                    tail = list(spans[-1].records)
+                tail.append(record)
+        if tail is not None:
+            spans[-1] = TurnSpan(spans[-1].index, spans[-1].request, tail)
+        self.through += len(records)
+
+    def spans(self) -> list[TurnSpan]:
+        return list(self._spans)
+
+    def cut(self, length: int) -> TurnIndex:
+        """The index of the branch's first ``length`` records (a redo's branch, cut from this one's)."""
+        cut = TurnIndex()
+        kept = bisect.bisect_left(self._starts, length)
+        cut._spans, cut._starts = self._spans[:kept], self._starts[:kept]
+        cut.through = min(self.through, length)
+        if kept:
+            last = cut._spans[-1]
+            within = cut.through - cut._starts[-1] - 1
+            if within < len(last.records):
+                cut._spans[-1] = TurnSpan(last.index, last.request, last.records[:within])
+        return cut
+
+
+__all__ = ["TurnIndex", "TurnSpan", "message_text", "turn_spans"]

@@ -144,3 +144,60 @@ def test_a_branch_from_a_record_of_the_active_branch_is_the_one_a_walk_from_the_
         walked = SessionIndex([*records, BranchRecord(id="b", parent_id=at, at=at)])  # built from the root
         assert branch_state(cut.branch) == branch_state(walked.branch), at
         assert cut.branch.tip == "b"
+
+
+def tool_result(record_id, parent_id, tool_name, text):
+    from jupyter_agent.messages import TextContent, ToolResultMessage
+
+    result = ToolResultMessage(tool_call_id=record_id, tool_name=tool_name, content=[TextContent(text=text)])
+    return MessageRecord(id=record_id, parent_id=parent_id, message=result)
+
+
+def turn_records(turns):
+    from jupyter_agent.session.records import RequestRecord
+
+    records = []
+    for turn in range(turns):
+        parent = records[-1].id if records else None
+        records.append(RequestRecord(id=f"r{turn}", parent_id=parent, model="m"))
+        records.append(message(f"q{turn}", f"r{turn}", f"question {turn}"))
+        records.append(tool_result(f"p{turn}", f"q{turn}", "plan", f"plan {turn}"))
+        records.append(tool_result(f"x{turn}", f"p{turn}", "python", f"output {turn}"))
+    return records
+
+
+def results_of(branch, tool_name):
+    return [m.content[0].text for m in branch.tool_results_newest_first(tool_name)]
+
+
+def test_the_turns_and_a_tools_results_are_kept_as_the_branch_grows():
+    from jupyter_agent.session.turns import turn_spans
+
+    records = turn_records(3)
+    index = SessionIndex(records[:2])
+    first = index.branch.turns()
+    assert results_of(index.branch, "plan") == []
+    for record in records[2:]:
+        index.add(record)
+        later = index.branch.turns()
+        assert [(s.start, s.records) for s in later] == [(s.start, s.records) for s in turn_spans(index.branch.full_records())]
+    assert later[0] is not first[0] and later[1] is index.branch.turns()[1]  # the turns a walk would make again are kept
+    assert results_of(index.branch, "plan") == ["plan 2", "plan 1", "plan 0"]
+    assert results_of(index.branch, "python") == ["output 2", "output 1", "output 0"]
+    assert results_of(index.branch, "bash") == []
+
+
+def test_a_redos_branch_has_the_turns_and_tool_results_of_the_records_it_keeps():
+    from jupyter_agent.session.turns import turn_spans
+
+    records = turn_records(3)
+    for at in ("p1", "q1", "r1", "x0"):
+        cut = SessionIndex(records)
+        cut.branch.turns(), results_of(cut.branch, "plan")  # indexed before the redo
+        cut.add(BranchRecord(id="b", parent_id=at, at=at))
+        walked = SessionIndex([*records, BranchRecord(id="b", parent_id=at, at=at)])
+        assert [(s.start, s.records) for s in cut.branch.turns()] == [
+            (s.start, s.records) for s in turn_spans(walked.branch.full_records())
+        ], at
+        for tool in ("plan", "python"):
+            assert results_of(cut.branch, tool) == results_of(walked.branch, tool), (at, tool)

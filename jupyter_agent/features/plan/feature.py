@@ -41,7 +41,7 @@ class PlanTurn(FeatureTurn):
 
     async def start(self) -> None:
         # The plan of the branch the turn continues.
-        loaded = self.file.state(self.context.session.store.history_newest_first("tool_result"))
+        loaded = self.file.state(self.context.session.store.tool_results_newest_first("plan"))
         self.plan.replace(list(loaded.items))  # no listener yet: neither saved again nor shown as a change
         self.plan.on_change(self.file.save)
         context = self.context

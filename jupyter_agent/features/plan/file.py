@@ -33,7 +33,7 @@ def plan_path(session_path: str | Path) -> Path:
 
 def recorded_plan(tool_results: Iterable[Message]) -> PlanState | None:
     """The plan the last accepted ``plan`` call left (None: no call set one); ``tool_results``:
-    a history's tool results newest first (``SessionStore.history_newest_first("tool_result")``)."""
+    a history's tool results newest first (``SessionStore.tool_results_newest_first("plan")``)."""
     for message in tool_results:
         if message.role == "tool_result" and message.tool_name == "plan" and not message.is_error:
             try:

@@ -120,13 +120,22 @@ def primed_decompressor() -> InflateStream:
 
 
 class PanelWidget(anywidget.AnyWidget):
-    _esm = LOADER
+    # The traits AnyWidget would add to each instance (its loader and its id), declared once:
+    # adding a trait makes a class per widget, which cost every turn's panel ~0.3 ms (add_traits).
+    _esm = traitlets.Unicode(LOADER).tag(sync=True)
+    _anywidget_id = traitlets.Unicode(f"{__module__}.PanelWidget").tag(sync=True)
     # What the front end keys a panel's state by (the page sees each model through several proxies).
     _panel_id = traitlets.Unicode("").tag(sync=True)
 
     @traitlets.default("keys")
     def _synced_keys(self) -> list[str]:
         return [name for name in self.traits(sync=True) if name not in _UNSYNCED]
+
+    def add_traits(self, **traits: traitlets.TraitType[object, object]) -> None:
+        """Adds only the traits the class lacks (AnyWidget adds its own to every instance)."""
+        missing = {name: trait for name, trait in traits.items() if not self.has_trait(name)}
+        if missing:
+            super().add_traits(**missing)
 
     def __init__(self, document: Document) -> None:
         panel_id = _new_panel_id()

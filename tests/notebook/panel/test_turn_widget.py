@@ -155,3 +155,25 @@ def test_typed_text_and_clicks_of_immediate_nodes_are_handled_and_sent_where_the
         loop.call_soon_threadsafe(loop.stop)
         running.join(30)
         loop.close()
+
+
+def test_a_panel_is_an_anywidget_of_its_own_class_with_the_loader_and_id_anywidget_gives():
+    import anywidget
+
+    class Plain(anywidget.AnyWidget):  # what AnyWidget makes of a class that only names its loader
+        _esm = PanelWidget._esm.default_value
+
+    widget, plain = PanelWidget(Document()), Plain()
+    try:
+        assert type(widget) is PanelWidget  # no class made per panel (AnyWidget's add_traits would)
+        state, expected = widget.get_state(), plain.get_state()
+        assert state["_esm"] == expected["_esm"]
+        assert state["_anywidget_id"] == "jupyter_agent.notebook.panel.turn_widget.PanelWidget"
+        assert expected["_anywidget_id"].endswith(".Plain")  # the same form: module, then class
+        assert {key: state[key] for key in ("_model_name", "_model_module", "_view_name", "_view_module")} == {
+            key: expected[key] for key in ("_model_name", "_model_module", "_view_name", "_view_module")
+        }
+        assert len(widget.keys) == len(set(widget.keys))
+    finally:
+        widget.close()
+        plain.close()
