@@ -1,7 +1,7 @@
 """A long session: from a ``%%agent`` cell to the provider's HTTP request, with 2 000 and 20 000 prior messages.
 
 A real ipykernel (through jupyter_client) and the fake OpenAI-compatible provider over HTTP,
-served from this process, which notes when each request arrives. The session file holds the
+served from this process, which notes when each request arrives (its body read, before it is parsed). The session file holds the
 prior messages (a prompt, a tool call, its result, repeated), written before the kernel starts;
 the model is registered with a 1M-token window, so nothing is compacted and every request carries
 the whole history. Rows, for each size:
@@ -93,7 +93,9 @@ def write_session(folder: pathlib.Path, count: int) -> None:
 
 
 class Arrivals:
-    """Answers every request and notes when it arrived (and the kernel's CPU time then)."""
+    """Answers every request and notes when it arrived (and the kernel's CPU time then): when the
+    provider has read its body, before parsing it (a 20 000-message body takes the fake provider
+    ~0.1 s to parse and check, which is no part of the client's time to send it)."""
 
     def __init__(self) -> None:
         self.pid = 0
@@ -101,9 +103,15 @@ class Arrivals:
         self.times: list[tuple[float, float]] = []
         self.streaming = False  # answer in 1 s of chunks instead of at once
         self._event = threading.Condition()
+        self._received: tuple[float, float] | None = None
+
+    def received(self) -> None:
+        """The provider's ``on_received``: one request is in flight at a time here."""
+        self._received = (time.monotonic(), process_cpu(self.pid))
 
     def __call__(self, body: dict):
-        arrived, cpu = time.monotonic(), process_cpu(self.pid)
+        arrived, cpu = self._received or (time.monotonic(), process_cpu(self.pid))
+        self._received = None
         with self._event:
             self.bodies.append(body)
             self.times.append((arrived, cpu))
@@ -208,7 +216,7 @@ def restart_rows(h: KernelHarness, arrivals: Arrivals, api_base: str, rounds: in
 def main(sizes: list[int], rounds: int) -> None:
     arrivals = Arrivals()
     report: list[str] = []
-    with FakeProvider(fallback=arrivals, models=["fake-long-model"]) as fp:
+    with FakeProvider(fallback=arrivals, models=["fake-long-model"], on_received=arrivals.received) as fp:
         for count in sizes:
             with tempfile.TemporaryDirectory() as tmp:
                 folder = pathlib.Path(tmp)

@@ -274,13 +274,13 @@ class PrefixCache(Generic[StateT]):
     compared by identity, except for a short stretch of equal copies (a session file's copies of
     the previous turn's messages). ``size`` lists are remembered, at most ``PER_START`` of them
     starting with the same message under the same ``key`` (what the pass depends on besides the
-    messages, e.g. the model): a whole history and that history before its last turn, which a cell
-    run again continues from. The cache holds them (and so their messages) until newer ones push
+    messages, e.g. the model): a whole history and that history before its last turn and before its
+    first, which a cell run again continues from (``session/preload.continued``). The cache holds them (and so their messages) until newer ones push
     them out. Safe to share between threads (the kernel's warm-up thread makes a session's first
     request ahead: ``notebook/request_ahead``).
     """
 
-    PER_START = 2
+    PER_START = 3
 
     def __init__(self, size: int = 8) -> None:
         self._size = size

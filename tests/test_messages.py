@@ -241,8 +241,9 @@ def test_a_prefix_cache_resumes_from_the_longest_list_a_history_starts_with():
     assert cache.resume("k", history[:4] + [UserMessage(content="run again")]) == (4, "before the last turn")
     assert cache.resume("k", history + [UserMessage(content="new cell")]) == (6, "whole")
     assert cache.resume("k", history) == (0, None)  # each state is handed out once
-    for length in (2, 3, 4):  # the same history's lists: the newest two are kept
+    for length in (1, 2, 3, 4):  # the same history's lists: the newest three are kept
         cache.keep("k", history[:length], length)
-    assert cache.resume("k", history[:2]) == (0, None)
+    assert cache.resume("k", history[:1]) == (0, None)
     assert cache.resume("k", history) == (4, 4)
+    assert cache.resume("k", history[:3]) == (3, 3)
     assert cache.resume("other key", history) == (0, None)

@@ -11,6 +11,7 @@ the turn's settings from here and from nothing else.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Callable, Literal, Mapping, get_args, get_origin
 
@@ -254,12 +255,17 @@ class TurnSettings(BaseModel):
 
 def declared(model: type[BaseModel]) -> list[tuple[str, FieldInfo, Setting]]:
     """The fields of ``model`` the user sets, in declaration order, each with its ``Setting``."""
+    return list(_declared(model))
+
+
+@functools.cache  # a model's fields are fixed once it is defined; every cell reads them
+def _declared(model: type[BaseModel]) -> tuple[tuple[str, FieldInfo, Setting], ...]:
     found = []
     for name, info in model.model_fields.items():
         setting = next((item for item in info.metadata if isinstance(item, Setting)), None)
         if setting is not None:
             found.append((name, info, setting))
-    return found
+    return tuple(found)
 
 
 def default_of(info: FieldInfo) -> object:

@@ -13,6 +13,7 @@ cell's options over it. Secrets never appear in what ``%agent config`` prints.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -110,11 +111,12 @@ class AgentConfig(TurnSettings, KernelSettings):
         env = os.environ if env is None else env
         values: dict[str, object] = {}
         unset, problems, from_env = set(), {}, set()
+        unset_values = _unset_values()
         for name, info, setting in settings_declared():
             if not setting.traitlet or not hasattr(magics, name):
                 continue
             value = getattr(magics, name)
-            if value == _unset_value(info, setting):
+            if value == unset_values[name]:
                 unset.add(name)
                 value, problem = from_environment(name, info, setting, env)
                 if problem is not None:
@@ -163,6 +165,11 @@ class AgentConfig(TurnSettings, KernelSettings):
                 continue
             lines.append(f"  AgentMagics.{name} = {setting.shown(value) if setting.shown else value!r}")
         return "\n".join(lines)
+
+
+@functools.cache  # what a traitlet holds while unset, compared with every cell's settings
+def _unset_values() -> dict[str, object]:
+    return {name: _unset_value(info, setting) for name, info, setting in settings_declared()}
 
 
 def _unset_value(info: FieldInfo, setting: Setting) -> object:

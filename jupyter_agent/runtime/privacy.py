@@ -210,7 +210,7 @@ class PrivacyGate:
 
     def context(self, context: Context) -> Context:
         secrets = self._secrets()
-        gated = self._gated()
+        gated = self._gated(secrets)
         update: dict[str, Any] = {"messages": gated.all(context.messages)}
         if context.system_prompt:
             update["system_prompt"] = redact_secrets(context.system_prompt, secrets)
@@ -232,10 +232,11 @@ class PrivacyGate:
         return gated_stream
 
     # -- internals --------------------------------------------------------------------------------
-    def _gated(self) -> PerMessage[Message]:
+    def _gated(self, known: Mapping[str, str] | None = None) -> PerMessage[Message]:
+        """``known``: the secrets already read for this request (they are read once per request)."""
         # Messages are values: each is gated once per gate setting and set of secrets, which is
         # what keeps a 2 000-message history cheap and its request prefix the same every step.
-        secrets = dict(self._secrets())
+        secrets = dict(self._secrets() if known is None else known)
         if self._current is not None and self._current[0] == secrets:
             return self._current[1]
         key = (self.policy, self.sample_rows, self.value_tools, frozenset(secrets.items()))

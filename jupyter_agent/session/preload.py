@@ -103,16 +103,22 @@ def _read(path: Path, signature: Signature, reading: _Reading) -> list[list[Mess
 
 def continued(loaded: LoadedSession) -> list[list[Message]]:
     """The histories the next turn most likely sends: the branch's (a new cell's turn continues it)
-    and, when it has turns, the branch before its last turn (that turn's cell run again, as after a
-    restart, continues from there)."""
+    and, when it has turns, the branch before its last turn (that turn's cell run again) and before
+    its first cell's turn (the notebook run again from the top, as after a restart): a re-run cell
+    branches the session just before its earlier turn."""
     branch = loaded.index.branch
     messages = branch.messages()
     histories = [messages]
     spans = branch.turns()  # kept on the branch: the turn that takes this reading asks for them again
-    last = spans[-1].messages if spans else []
-    tail = messages[len(messages) - len(last) :] if last else []
-    if last and len(last) < len(messages) and all(map(operator.is_, tail, last)):
-        histories.append(messages[: len(messages) - len(last)])
+    first_cell = next((index for index, span in enumerate(spans) if span.cell is not None), None)
+    for index in sorted({len(spans) - 1, first_cell if first_cell is not None else len(spans) - 1}, reverse=True):
+        if index < 0:
+            continue
+        turns = [message for span in spans[index:] for message in span.messages]
+        tail = messages[len(messages) - len(turns) :] if turns else []
+        # Their messages are the view's last ones (no compaction summarized them): the view before them.
+        if turns and len(turns) < len(messages) and all(map(operator.is_, tail, turns)):
+            histories.append(messages[: len(messages) - len(turns)])
     return histories
 
 

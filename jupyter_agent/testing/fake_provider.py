@@ -179,8 +179,12 @@ class FakeProvider:
         models: Sequence[str] = ("fake-model",),
         fallback: Responder | None = None,
         prompt_cache: bool = False,
+        on_received: Callable[[], None] | None = None,
     ) -> None:
         self._responses: deque = deque(responses)
+        # Called as each request's body has been read, before the server parses it: when the client's
+        # request was done (a benchmark's clock; parsing a 20 000-message body is the server's work).
+        self.on_received = on_received
         # Simulated prompt caching: each response's usage reports what the cache served.
         self.cache: PromptCache | None = PromptCache() if prompt_cache else None
         self._lock = threading.Condition()
@@ -275,8 +279,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
+        data = self.rfile.read(length)
+        if self.provider.on_received is not None:
+            self.provider.on_received()
         try:
-            body = json.loads(self.rfile.read(length) or b"{}")
+            body = json.loads(data or b"{}")
         except ValueError:
             return self._send_json(400, http_error(400, "fake provider: request body is not JSON").error)
         if not self.path.rstrip("/").endswith("/chat/completions"):

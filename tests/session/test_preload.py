@@ -145,3 +145,20 @@ def test_a_session_with_turns_is_prepared_whole_and_before_its_last_turn(session
     assert prepared[1][-1] is prepared[0][1]  # the same objects: both resume from the same values
     with SessionStore(session_file) as store:
         assert all(ahead is handed for ahead, handed in zip(prepared[0], store.messages()))
+
+
+def test_a_session_of_cells_is_prepared_before_its_first_cells_turn_too(session_file):
+    from jupyter_agent.session.records import CellRef
+
+    with SessionStore(session_file) as store:
+        store.append(UserMessage(content="Load the data."))  # before any turn (an older file, a side panel)
+        store.append(AssistantMessage(content=[TextContent(text="Loaded.")]))
+        for position, prompt in enumerate(("What is the trend?", "And the outliers?", "Plot it.")):
+            store.record_request("m", {}, cell=CellRef(cell_id=f"cell-{position}", position=position, prompt=prompt))
+            store.append(UserMessage(content=prompt))
+            store.append(AssistantMessage(content=[TextContent(text="Done.")]))
+    prepared = []
+    assert preload_session(session_file.absolute(), prepared.extend)
+    # A new cell's; the last cell's run again; the notebook run again from its first agent cell.
+    assert [len(history) for history in prepared] == [8, 6, 2]
+    assert all(earlier is whole for history in prepared for earlier, whole in zip(history, prepared[0]))

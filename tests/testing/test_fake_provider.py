@@ -256,3 +256,24 @@ def test_cli_serves_a_script_file_until_terminated(tmp_path):
     assert '"content": " there"' in bodies[0]
     assert '"name": "python"' in bodies[1]
     assert json.loads(bodies[2])["error"]["message"] == "bad key"
+
+
+def test_on_received_is_called_once_a_body_is_read_before_the_provider_parses_or_answers_it():
+    seen = []
+
+    def answer(body):
+        seen.append(("answered", len(provider.requests)))
+        return text("ok")
+
+    def received():
+        seen.append(("received", len(provider.requests)))
+
+    with FakeProvider(fallback=answer, on_received=received) as provider:
+        _, response = post(provider, STREAM)
+        assert response.status == 200
+        sse_payloads(response)
+        _, response = post(provider, {"not": "a chat request"} | {"stream": True}, timeout=5.0)
+        response.read()
+    # Before the first request was recorded (parsed), and for the second before it failed to answer.
+    assert seen[:2] == [("received", 0), ("answered", 1)]
+    assert seen[2] == ("received", 1)
