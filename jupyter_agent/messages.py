@@ -275,8 +275,8 @@ class PrefixCache(Generic[StateT]):
     the previous turn's messages). ``size`` lists are remembered, at most ``PER_START`` of them
     starting with the same message under the same ``key`` (what the pass depends on besides the
     messages, e.g. the model): a whole history and that history before its last turn and before its
-    first, which a cell run again continues from (``session/preload.continued``). The cache holds them (and so their messages) until newer ones push
-    them out. Safe to share between threads (the kernel's warm-up thread makes a session's first
+    first, which a cell run again continues from (``session/preload.continued``). The cache holds
+    them (and so their messages) until newer ones push them out. Safe to share between threads (the kernel's warm-up thread makes a session's first
     request ahead: ``notebook/request_ahead``).
     """
 

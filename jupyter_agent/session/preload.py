@@ -110,10 +110,11 @@ def continued(loaded: LoadedSession) -> list[list[Message]]:
     messages = branch.messages()
     histories = [messages]
     spans = branch.turns()  # kept on the branch: the turn that takes this reading asks for them again
+    redone = {len(spans) - 1} if spans else set()  # the turn a re-run cell replaces, with those after it
     first_cell = next((index for index, span in enumerate(spans) if span.cell is not None), None)
-    for index in sorted({len(spans) - 1, first_cell if first_cell is not None else len(spans) - 1}, reverse=True):
-        if index < 0:
-            continue
+    if first_cell is not None:
+        redone.add(first_cell)
+    for index in sorted(redone, reverse=True):
         turns = [message for span in spans[index:] for message in span.messages]
         tail = messages[len(messages) - len(turns) :] if turns else []
         # Their messages are the view's last ones (no compaction summarized them): the view before them.
