@@ -98,18 +98,22 @@ class AgentTool:
         except ValueError:  # invalid arguments never run: there is nothing to limit
             return None
 
-    # The spec last made, with what it was made of: a turn asks for every tool's spec for each
-    # estimate and each request, and a spec's validation copies the schema.
-    _made_spec: tuple[str, str, type[BaseModel], ToolSpec] | None = field(default=None, init=False, repr=False, compare=False)
+    # The spec last made and the parameters model it was made of: a turn asks for every tool's spec
+    # for each estimate and each request, and a spec's validation copies the schema.
+    _made_spec: tuple[type[BaseModel], ToolSpec] | None = field(default=None, init=False, repr=False, compare=False)
 
     def spec(self) -> ToolSpec:
         made = self._made_spec
-        if made is not None and made[0] == self.name and made[1] == self.description and made[2] is self.parameters:
-            return made[3]
+        if (
+            made is not None
+            and made[0] is self.parameters
+            and (made[1].name, made[1].description) == (self.name, self.description)
+        ):
+            return made[1]
         # Constructed, not validated: validation would copy the schema, which ``tool_schema`` makes
         # once per parameters model, so that estimates can key what they work out of it by identity.
         spec = ToolSpec.model_construct(name=self.name, description=self.description, parameters=tool_schema(self.parameters))
-        self._made_spec = (self.name, self.description, self.parameters, spec)
+        self._made_spec = (self.parameters, spec)
         return spec
 
 

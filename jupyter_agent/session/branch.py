@@ -193,19 +193,13 @@ class ActiveBranch:
     def history_messages(self) -> list[Message]:
         return [entry.message for entry in self._read_all(self.history)]
 
-    def history_newest_first(self, role: str | None = None) -> Iterator[Message]:
-        """The history's messages (of ``role`` only, if given), newest first: a caller looking for
-        the last of something stops early, and skipped messages cost a comparison each."""
-        history = self._read_all(self.history)  # here, not while the caller iterates: a stale index is found now
-        return (entry.message for entry in reversed(history) if role is None or entry.role == role)
-
     def tool_results_newest_first(self, tool_name: str) -> Iterator[ToolResultMessage]:
         """The history's results of ``tool_name``, newest first: the results are indexed by tool
         as the branch grows, so finding the last of one tool's walks none of the others."""
         history = self.history
         start = self._tools_indexed
         if start < len(history):
-            self._read_all(history[start:])
+            self._read_all(history[start:])  # here, not while the caller iterates: a stale index is found now
             for position in range(start, len(history)):
                 entry = history[position]
                 if entry.role == "tool_result":

@@ -141,10 +141,6 @@ class SessionStore:
         """Every message of the branch, including those a compaction summarized."""
         return self._reading(lambda: self._index.branch.history_messages())
 
-    def history_newest_first(self, role: str | None = None) -> Iterator[Message]:
-        """``reversed(history())`` (only ``role``'s messages, if given), read as far as the caller goes."""
-        return self._reading(lambda: self._index.branch.history_newest_first(role))
-
     @property
     def message_count(self) -> int:
         """How many messages the branch has, summarized ones included (``len(history())``, reading none)."""

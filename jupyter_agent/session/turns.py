@@ -76,26 +76,26 @@ class TurnIndex:
         self._spans: list[TurnSpan] = []
         self._starts: list[int] = []  # the position of each turn's request record among the records
         self.through = 0  # how many of the branch's records the spans hold
+        self._last_shared = False  # the last span was handed out: the next record goes to a copy
 
     def add(self, records: Sequence[Record]) -> None:
         """The branch's next records (those after the first ``through``)."""
-        spans, tail = self._spans, None
+        spans = self._spans
         for offset, record in enumerate(records):
             if isinstance(record, RequestRecord):
-                if tail is not None:
-                    spans[-1] = TurnSpan(spans[-1].index, spans[-1].request, tail)
-                    tail = None
                 self._starts.append(self.through + offset)
                 spans.append(TurnSpan(len(spans), record))
+                self._last_shared = False
             elif spans:
-                if tail is None:
-                    tail = list(spans[-1].records)
-                tail.append(record)
-        if tail is not None:
-            spans[-1] = TurnSpan(spans[-1].index, spans[-1].request, tail)
+                last = spans[-1]
+                if self._last_shared:
+                    last = spans[-1] = TurnSpan(last.index, last.request, list(last.records))
+                    self._last_shared = False
+                last.records.append(record)
         self.through += len(records)
 
     def spans(self) -> list[TurnSpan]:
+        self._last_shared = True
         return list(self._spans)
 
     def cut(self, length: int) -> TurnIndex:
@@ -104,6 +104,7 @@ class TurnIndex:
         kept = bisect.bisect_left(self._starts, length)
         cut._spans, cut._starts = self._spans[:kept], self._starts[:kept]
         cut.through = min(self.through, length)
+        cut._last_shared = self._last_shared = True  # both hold the same spans now
         if kept:
             last = cut._spans[-1]
             within = cut.through - cut._starts[-1] - 1

@@ -99,12 +99,13 @@ def test_the_plan_is_found_in_a_stores_tool_results_newest_first(tmp_path):
     from jupyter_agent.session import SessionStore
 
     with SessionStore(tmp_path / "s.jsonl") as store:
-        for message in (UserMessage(content="go"), plan_result("Load"), UserMessage(content="more"), plan_result("Plot")):
+        other = ToolResultMessage(tool_call_id="c9", tool_name="python", content=[TextContent(text="4")])
+        for message in (UserMessage(content="go"), plan_result("Load"), UserMessage(content="more"), plan_result("Plot"), other):
             store.append(message)
-        results = store.history_newest_first("tool_result")
+        results = store.tool_results_newest_first("plan")
         assert [message.content[0].text for message in results] == ["Plot", "Load"]
-        assert [message.role for message in store.history_newest_first()] == ["tool_result", "user", "tool_result", "user"]
-        assert [item.text for item in recorded_plan(store.history_newest_first("tool_result")).items] == ["Plot"]
+        assert [message.tool_name for message in store.tool_results_newest_first("python")] == ["python"]
+        assert [item.text for item in recorded_plan(store.tool_results_newest_first("plan")).items] == ["Plot"]
 
 
 def test_a_redone_branch_rolls_the_plan_file_back(session_file):
