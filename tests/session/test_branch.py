@@ -192,10 +192,11 @@ def test_a_redos_branch_has_the_turns_and_tool_results_of_the_records_it_keeps()
 
     records = turn_records(3)
     for at in ("p1", "q1", "r1", "x0"):
+        redo = BranchRecord(id="b", parent_id=at, at=at)
         cut = SessionIndex(records)
         cut.branch.turns(), results_of(cut.branch, "plan")  # indexed before the redo
-        cut.add(BranchRecord(id="b", parent_id=at, at=at))
-        walked = SessionIndex([*records, BranchRecord(id="b", parent_id=at, at=at)])
+        cut.add(redo)
+        walked = SessionIndex([*records, redo])  # the same record: its timestamp too
         assert [(s.start, s.records) for s in cut.branch.turns()] == [
             (s.start, s.records) for s in turn_spans(walked.branch.full_records())
         ], at
