@@ -87,8 +87,10 @@ class Coalescer:
     """Calls `flush_fn` at most once per MIN_INTERVAL while `poke()` is called.
 
     Between MIN_INTERVAL and `max_interval` a flush waits until `ready()` says the pending change
-    is worth its cost (the panel: enough new text for the bytes an update resends); after
-    `max_interval` it flushes regardless, so text never lags by more than that.
+    is worth its cost (the panel: enough new text for the bytes an update resends), or until a poke
+    comes `quiet_after` or longer after the one before it (a slow stream: its reader waits on every
+    piece, and it sends few); after `max_interval` it flushes regardless, so text never lags by more
+    than that.
     """
 
     def __init__(
@@ -97,11 +99,14 @@ class Coalescer:
         *,
         ready: Callable[[], bool] = lambda: True,
         max_interval: float = MIN_INTERVAL,
+        quiet_after: float = float("inf"),
         clock: Clock | None = None,
     ) -> None:
         self._flush_fn = flush_fn
         self._ready = ready
         self._max_interval = max(MIN_INTERVAL, max_interval)
+        self._quiet_after = quiet_after
+        self._last_poke = float("-inf")
         self._clock = clock or LoopClock()
         self._last = float("-inf")
         self._timer: TimerHandle | None = None
@@ -114,8 +119,11 @@ class Coalescer:
     def poke(self) -> None:
         """Note a change; flush now if allowed, else make sure a timer will."""
         self._dirty = True
-        since = self._clock.now() - self._last
-        ready = self._ready()
+        now = self._clock.now()
+        quiet = now - self._last_poke >= self._quiet_after
+        self._last_poke = now
+        since = now - self._last
+        ready = quiet or self._ready()
         if since >= self._max_interval or (since >= MIN_INTERVAL and ready):
             self.flush()
             return
@@ -123,7 +131,7 @@ class Coalescer:
         if due < self._timer_due - 1e-9:
             self._cancel_timer()
             self._timer_due = due
-            self._timer = self._clock.call_later(due - self._clock.now(), self._on_timer)
+            self._timer = self._clock.call_later(due - now, self._on_timer)
 
     def flush(self) -> None:
         """Deliver pending changes now."""

@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 # ~60 bytes of envelope (the comm message's content: its comm id, "method", "content"), so 8
 # updates a second keep a 1 000 chars/s answer's panel bytes near its own size, still smooth to read.
 MAX_LAG = 0.125
+# A delta this long after the one before it is sent as soon as MIN_INTERVAL allows: a slow stream (100
+# chars/s, a model pausing between sentences) would show each piece up to MAX_LAG late, and costs few
+# updates; a fast one's chunks come 10–40 ms apart and stay batched.
+QUIET_AFTER = 0.06
 # Refresh the elapsed time in the footer at most this often while text streams.
 FOOTER_TICK = 5.0
 # How long agent-run Python waits, once a turn, for the page to connect to the panel before it holds
@@ -96,7 +100,9 @@ class AgentPanel(EventRouter):
         self.widget = PanelWidget(self._shared.document)
         self.approval.changed = self.widget.flush
         self.widget.immediate.update(self.controls.immediate_ids())  # they must reach code that blocks the loop
-        self._coalescer = Coalescer(self._render_streams, ready=lambda: False, max_interval=MAX_LAG, clock=self._clock)
+        self._coalescer = Coalescer(
+            self._render_streams, ready=lambda: False, max_interval=MAX_LAG, quiet_after=QUIET_AFTER, clock=self._clock
+        )
         self._text: MarkdownStream | None = None
         self._thinking: MarkdownStream | None = None
         self._cards: dict[str, ToolCard] = {}

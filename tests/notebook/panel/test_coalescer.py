@@ -67,6 +67,26 @@ def test_ready_change_moves_the_timer_earlier(clock):
     assert calls == [0.0, pytest.approx(MIN_INTERVAL)]
 
 
+def test_a_poke_after_a_quiet_spell_flushes_as_soon_as_the_rate_allows(clock):
+    calls = []
+    coalescer = Coalescer(lambda: calls.append(clock.now()), ready=lambda: False, max_interval=0.4, quiet_after=0.06, clock=clock)
+    for _ in range(5):  # a slow stream: a change every 0.1 s, each shown when it comes
+        coalescer.poke()
+        clock.advance(0.1)
+    assert calls == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4])
+    coalescer.poke()  # 0.5
+    clock.advance(0.01)
+    coalescer.poke()  # 0.01 after the one before: not quiet, so it waits up to max_interval
+    clock.advance(0.2)
+    assert calls[-1] == pytest.approx(0.5)
+    clock.advance(0.2)
+    assert calls[-1] == pytest.approx(0.9)
+    coalescer.poke()  # quiet (0.4 after the last poke), but MIN_INTERVAL since the flush is not over: a timer
+    assert calls[-1] == pytest.approx(0.9)
+    clock.advance(0.05)
+    assert calls[-1] == pytest.approx(0.9 + MIN_INTERVAL)
+
+
 def test_outside_a_loop_nothing_is_scheduled():
     calls = []
     coalescer = Coalescer(lambda: calls.append(1), clock=LoopClock())
