@@ -42,8 +42,8 @@ def become_subreaper() -> None:
         _prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
-def _live_processes() -> list[tuple[int, list[bytes]]]:
-    """(pid, the fields of /proc/<pid>/stat after the command name) of every live, non-zombie process."""
+def _processes() -> list[tuple[int, list[bytes]]]:
+    """(pid, the fields of /proc/<pid>/stat after the command name) of every process, zombies too."""
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -57,9 +57,18 @@ def _live_processes() -> list[tuple[int, list[bytes]]]:
                 fields = handle.read().rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
             continue
-        if fields and fields[0] not in (b"Z", b"X"):
+        if fields:
             found.append((int(name), fields))
     return found
+
+
+def _is_zombie(fields: list[bytes]) -> bool:
+    return fields[0] in (b"Z", b"X")
+
+
+def _live_processes() -> list[tuple[int, list[bytes]]]:
+    """(pid, stat fields) of every live, non-zombie process."""
+    return [(pid, fields) for pid, fields in _processes() if not _is_zombie(fields)]
 
 
 def session_members(session: int) -> set[int]:
@@ -108,10 +117,18 @@ def not_hung_up(session: int) -> set[int]:
 
 
 def descendants(root: int) -> set[int]:
-    """Live (not zombie) processes below ``root``, from one pass over ``/proc``."""
+    """Live (not zombie) processes below ``root``, from one pass over ``/proc``.
+
+    The walk goes through zombies: a multi-threaded process whose main thread has exited shows as a
+    zombie while another of its threads still runs, and its children stay its own (not the
+    subreaper's) until that last thread exits, so a walk of live processes alone loses them.
+    """
     children: dict[int, list[int]] = {}
-    for pid, fields in _live_processes():
+    zombies: set[int] = set()
+    for pid, fields in _processes():
         children.setdefault(int(fields[1]), []).append(pid)
+        if _is_zombie(fields):
+            zombies.add(pid)
     found: set[int] = set()
     pending = [root]
     while pending:
@@ -119,7 +136,7 @@ def descendants(root: int) -> set[int]:
             if child not in found:
                 found.add(child)
                 pending.append(child)
-    return found
+    return found - zombies
 
 
 def freeze_tree(root: int) -> set[int]:

@@ -134,6 +134,36 @@ def test_descendants_follow_the_tree():
         parent.wait()
 
 
+# The main thread exits and another thread runs on: the process shows as a zombie, and its child
+# stays its own (not a subreaper's) until that last thread exits, as a dying threaded server's do.
+ZOMBIE_LEADER = """
+import ctypes, subprocess, sys, threading, time
+child = subprocess.Popen(["sleep", "30"])
+print(child.pid, flush=True)
+threading.Thread(target=time.sleep, args=(30,)).start()
+ctypes.CDLL(None).pthread_exit(None)
+"""
+
+
+def test_descendants_go_through_a_zombie_whose_threads_still_run():
+    wrapper = subprocess.Popen([sys.executable, "-c", ZOMBIE_LEADER], stdout=subprocess.PIPE)
+    assert wrapper.stdout is not None
+    child = int(wrapper.stdout.readline())
+    try:
+
+        def leader_is_a_zombie() -> bool:
+            with open(f"/proc/{wrapper.pid}/stat", "rb") as handle:
+                return handle.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+
+        wait_until_blocking(leader_is_a_zombie, 10, "the main thread to exit", every=0.01)
+        assert descendants(os.getpid()) >= {child}
+        assert wrapper.pid not in descendants(os.getpid())
+    finally:
+        os.kill(child, 9)
+        wrapper.kill()
+        wrapper.wait()
+
+
 @pytest.mark.parametrize(
     "command",
     [
