@@ -7,9 +7,10 @@ before its role chunk and again before its first text, so its own time to first 
 (2 × ``CHUNK_DELAY``) is subtracted. Two cases each round:
 
 * after a pause: ``df`` typed, a pause, then ``.`` (the request leaves at once);
-* at the end of a burst: ``df.`` typed in one go, keys 30 ms apart (the provider's request
-  spacing, ``REQUEST_SPACING_MS`` in ``labextension/src/completion.ts``, holds the last key's
-  request until that interval since the previous request is over).
+* at the end of a burst: ``df.`` typed in one go, keys 30 ms apart (the provider's rate limit,
+  ``REQUEST_BURST`` requests refilled one per ``REQUEST_SPACING_MS`` in
+  ``labextension/src/completion.ts``, lets a short burst ask for each of its keys; only past the
+  burst is a request held until the next refill).
 
 The hops, on one wall clock (the page's ``performance.timeOrigin + now()`` put on this process's
 ``time.time()`` by the offset measured at the start; the kernel's log records are ``time.time()``):
@@ -17,7 +18,7 @@ The hops, on one wall clock (the page's ``performance.timeOrigin + now()`` put o
 1. keydown → the provider's ``fetch`` (CodeMirror, the shared model, JupyterLab's inline
    completer and its per-provider debounce): page, a capturing keydown listener and the
    ``jupyter-agent:completion:fetch`` User Timing mark;
-2. ``fetch`` → the ``complete_request`` posted (our page code, and in a burst our spacing);
+2. ``fetch`` → the ``complete_request`` posted (our page code, and past a burst our rate limit);
 3. posted → arrived in the kernel (websocket, jupyter_server, ZMQ, the comm's subshell thread):
    the kernel's ``jupyter_agent.comm`` debug log;
 4. arrived → started on the completion thread (``CompletionThread``; the kernel's loop is not
@@ -65,7 +66,7 @@ CHUNK_DELAY = 0.02
 WAIT_MS = 120_000
 HOPS = (
     ("keydown → fetch (JupyterLab's editor and inline completer)", "key", "fetch"),
-    ("fetch → posted (our page code; a burst: our request spacing)", "fetch", "posted"),
+    ("fetch → posted (our page code; past a burst: our rate limit)", "fetch", "posted"),
     ("posted → arrived in the kernel (websocket, server, ZMQ, subshell)", "posted", "arrived"),
     ("arrived → started on the completion thread", "arrived", "started"),
     ("started → prompt built (variables, prompt)", "started", "prompt"),

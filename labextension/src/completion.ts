@@ -6,10 +6,11 @@
  * the kernel adds the live variables the prefix names and streams the model's
  * answer back as `completion` messages, which `stream()` turns into ghost
  * text. The next keystroke cancels the request in flight (the kernel closes
- * the model's HTTP response). Requests are spaced here rather than by
- * JupyterLab's per-provider debounce, which would delay every key: a key asks
- * at once unless a request left less than `REQUEST_SPACING_MS` ago, and then
- * asks when that interval is over, if no newer key replaced it.
+ * the model's HTTP response). Requests are rate-limited here rather than by
+ * JupyterLab's per-provider debounce, which would delay every key: a bucket of
+ * `REQUEST_BURST` requests, refilled one per `REQUEST_SPACING_MS`; a key asks
+ * at once while the bucket has one, else when it has one again, if no newer
+ * key replaced it.
  */
 
 import {
@@ -31,13 +32,20 @@ import { ICompletion } from './protocol';
 
 export const PROVIDER_ID = 'jupyter-agent:inline-completion';
 /**
- * Why 75 ms: a typist's keys come 100–200 ms apart, so each asks at once;
- * keys closer than that (a burst, a held key) start at most one request per
- * 75 ms (~13 a second, each cancelled by the next), and the last key of a
- * burst waits what remains of the interval, 0–75 ms, where a debounce would
- * wait the whole of it after every key.
+ * Why 75 ms: a typist's keys come 100–200 ms apart, so the bucket never runs
+ * dry and each asks at once; a held key, or fast typing that lasts, starts at
+ * most one request per 75 ms (~13 a second, each cancelled by the next), where
+ * a debounce would wait the whole interval after every key.
  */
 export const REQUEST_SPACING_MS = 75;
+/**
+ * Why 3: a short burst (`df.`, keys 30–40 ms apart) asks at once for each key,
+ * so its last key never waits; with one request per interval and no bucket,
+ * the last key of such a burst waited 15–70 ms by where it fell in the
+ * interval (the key before it had just been sent). Three requests, each
+ * cancelled by the next, is what a burst may cost beyond the interval's rate.
+ */
+export const REQUEST_BURST = 3;
 /** Why 12: the cells just above say what the notebook is doing; older ones rarely matter to one line. */
 const CELLS_ABOVE = 12;
 /** Why 2000 characters each: a cell's start names its data; the whole of a long one costs tokens for nothing. */
@@ -148,14 +156,16 @@ export class AgentInlineCompletionProvider
     const requestId = UUID.uuid4();
     mark('fetch', requestId);
     const generation = ++this._generation;
-    const wait = this._lastRequest + REQUEST_SPACING_MS - performance.now();
+    const wait = (1 - this._requestsAvailable()) * REQUEST_SPACING_MS;
     if (wait > 0 && context.triggerKind !== InlineCompletionTriggerKind.Invoke) {
       await new Promise(resolve => window.setTimeout(resolve, wait));
       if (generation !== this._generation) {
         return { items: [] }; // another key came: that one asks
       }
     }
-    this._lastRequest = performance.now();
+    // An explicit request (the shortcut) is never held, but it spends from the bucket too.
+    this._requests = Math.max(0, this._requestsAvailable() - 1);
+    this._requestsAt = performance.now();
     const stream = new CompletionStream(requestId);
     const panel = context.widget instanceof NotebookPanel ? context.widget : null;
     const cell = panel?.content.activeCell ?? null;
@@ -241,12 +251,19 @@ export class AgentInlineCompletionProvider
     current.stream.end();
   }
 
+  /** How many requests the bucket holds now (a fraction while it refills). */
+  private _requestsAvailable(): number {
+    const refilled = (performance.now() - this._requestsAt) / REQUEST_SPACING_MS;
+    return Math.min(REQUEST_BURST, this._requests + refilled);
+  }
+
   private _current: {
     connection: AgentConnection;
     stream: CompletionStream;
     release: () => void;
   } | null = null;
   private _generation = 0;
-  private _lastRequest = -Infinity;
+  private _requests = REQUEST_BURST;
+  private _requestsAt = -Infinity;
   private _isDisposed = false;
 }

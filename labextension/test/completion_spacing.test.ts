@@ -1,8 +1,9 @@
 // @vitest-environment happy-dom
 /**
- * The inline completion provider's request spacing (`REQUEST_SPACING_MS`): a key asks at once
- * unless a request left less than the interval ago; then it asks when the interval is over, if no
- * newer key replaced it. JupyterLab's modules are replaced by the little the provider uses.
+ * The inline completion provider's rate limit: a bucket of `REQUEST_BURST` requests, refilled one
+ * per `REQUEST_SPACING_MS`; a key asks at once while the bucket has one, else when it has one
+ * again, if no newer key replaced it. JupyterLab's modules are replaced by the little the
+ * provider uses.
  */
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -17,6 +18,7 @@ vi.mock('../src/icon', () => ({ agentIcon: {} }));
 
 import {
   AgentInlineCompletionProvider,
+  REQUEST_BURST,
   REQUEST_SPACING_MS
 } from '../src/completion';
 
@@ -69,20 +71,45 @@ describe('request spacing', () => {
     expect(requests(posted)).toEqual(['df', 'df.']);
   });
 
-  it('holds the last key of a burst for what remains of the interval, and drops the keys it replaced', async () => {
+  it('asks at once for each key of a short burst', async () => {
+    expect(REQUEST_BURST).toBe(3);
     await key(provider, 'd');
-    vi.advanceTimersByTime(20);
-    const second = key(provider, 'df');
-    vi.advanceTimersByTime(20);
-    const third = key(provider, 'df.');
-    expect(requests(posted)).toEqual(['d']); // both wait for the interval
-    vi.advanceTimersByTime(REQUEST_SPACING_MS - 40 - 1);
+    vi.advanceTimersByTime(30);
+    await key(provider, 'df');
+    vi.advanceTimersByTime(30);
+    await key(provider, 'df.');
+    expect(requests(posted)).toEqual(['d', 'df', 'df.']);
+  });
+
+  it('holds a key past the burst until the bucket refills, and drops the keys it replaced', async () => {
+    for (const text of ['d', 'df', 'df.']) {
+      await key(provider, text); // at 0 ms: the bucket is empty, and has one request again at 75 ms
+    }
+    vi.advanceTimersByTime(10);
+    const fourth = key(provider, 'df.s');
+    vi.advanceTimersByTime(10);
+    const fifth = key(provider, 'df.su');
+    expect(requests(posted)).toEqual(['d', 'df', 'df.']); // both wait for the refill
+    vi.advanceTimersByTime(REQUEST_SPACING_MS - 20 - 1);
     await Promise.resolve();
-    expect(requests(posted)).toEqual(['d']); // 1 ms early: still waiting
+    expect(requests(posted)).toEqual(['d', 'df', 'df.']); // 1 ms early: still waiting
     vi.advanceTimersByTime(1);
-    expect(await second).toEqual({ items: [] }); // replaced by the newer key
-    await third;
-    expect(requests(posted)).toEqual(['d', 'df.']);
+    expect(await fourth).toEqual({ items: [] }); // replaced by the newer key
+    await fifth;
+    expect(requests(posted)).toEqual(['d', 'df', 'df.', 'df.su']);
+  });
+
+  it('refills the bucket at one request per interval', async () => {
+    for (const text of ['a', 'ab', 'abc']) {
+      await key(provider, text);
+    }
+    vi.advanceTimersByTime(REQUEST_SPACING_MS + 1); // one request back, not three
+    await key(provider, 'abcd');
+    const held = key(provider, 'abcde');
+    expect(requests(posted)).toEqual(['a', 'ab', 'abc', 'abcd']);
+    vi.advanceTimersByTime(REQUEST_SPACING_MS);
+    await held;
+    expect(requests(posted)).toEqual(['a', 'ab', 'abc', 'abcd', 'abcde']);
   });
 
   it('cancels the request in flight when the next key asks', async () => {
@@ -95,9 +122,11 @@ describe('request spacing', () => {
   });
 
   it('never holds an explicit request (the shortcut)', async () => {
-    await key(provider, 'd');
+    for (const text of ['d', 'df', 'df.']) {
+      await key(provider, text);
+    }
     vi.advanceTimersByTime(10);
-    await key(provider, 'df', INVOKE);
-    expect(requests(posted)).toEqual(['d', 'df']);
+    await key(provider, 'df.s', INVOKE);
+    expect(requests(posted)).toEqual(['d', 'df', 'df.', 'df.s']);
   });
 });

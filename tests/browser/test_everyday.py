@@ -91,8 +91,8 @@ screenshot = functools.partial(save_screenshot, prefix="everyday")
 
 def column_responder(body):
     """Completes ``df.`` with the first column the prompt lists: only the kernel's namespace knew it.
-    A loaded machine may space the keys past the provider's request spacing, so that "d" and "df"
-    ask too, and the accepted text asks again: those get an empty answer."""
+    A short burst asks for each of its keys, so "d" and "df" ask too, and the accepted text asks
+    again: those get an empty answer."""
     prompt = body["messages"][-1]["content"]
     if "df.<CURSOR>" not in prompt:
         return text("", delay=0.05)
@@ -135,8 +135,8 @@ def test_a_keystroke_during_the_stream_closes_the_models_connection(page, lab, p
     disconnects = len(provider.disconnects)
 
     def hangs_on_df_dot(body):
-        # A loaded machine may space the keys past the provider's request spacing, so that "d" and
-        # "df" ask too: every request gets an answer, and only the one for "df." hangs on.
+        # A short burst asks for each of its keys, so "d" and "df" ask too: every request gets an
+        # answer, and only the one for "df." hangs on.
         prompt = body["messages"][-1]["content"]
         return hanging("revenue", delay=0.05) if "df.<CURSOR>" in prompt else text("", delay=0.05)
 
