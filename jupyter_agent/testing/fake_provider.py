@@ -40,6 +40,9 @@ class FakeResponse:
     # "done": finish with [DONE]; "drop": cut the connection; "hang": wait for the client to leave.
     ending: Literal["done", "drop", "hang"] = "done"
     delay: float = 0.0  # seconds before each chunk
+    # Called with each chunk's index as it has been written: a benchmark's clock of when the model
+    # sent what (its own time to first token, measured rather than assumed from ``delay``).
+    on_chunk: Callable[[int], None] | None = None
 
 
 Responder = Callable[[dict], FakeResponse]
@@ -331,11 +334,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         envelope = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()), "model": model}
-        for chunk in response.chunks:
+        for index, chunk in enumerate(response.chunks):
             if response.delay:
                 self._wait(response.delay)
             payload = chunk if isinstance(chunk, str) else json.dumps({**envelope, **chunk})
             self._write_chunk(f"data: {payload}\n\n".encode())
+            if response.on_chunk is not None:
+                response.on_chunk(index)
         if response.ending == "drop":
             self.connection.shutdown(socket.SHUT_RDWR)  # no terminating chunk: the body is cut short
         elif response.ending == "hang":

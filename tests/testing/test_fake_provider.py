@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -277,3 +278,14 @@ def test_on_received_is_called_once_a_body_is_read_before_the_provider_parses_or
     # Before the first request was recorded (parsed), and for the second before it failed to answer.
     assert seen[:2] == [("received", 0), ("answered", 1)]
     assert seen[2] == ("received", 1)
+
+
+def test_on_chunk_is_called_with_each_chunks_index_once_it_was_written():
+    written = []
+    response = replace(text("a", "b", delay=0.01), on_chunk=lambda index: written.append((index, time.monotonic())))
+    with FakeProvider([response]) as provider:
+        started = time.monotonic()
+        _, answer = post(provider, STREAM)
+        payloads = sse_payloads(answer)
+    assert [index for index, _ in written] == list(range(len(payloads) - 1))  # every chunk but [DONE]
+    assert all(at - started >= 0.01 * (index + 1) for index, at in written)  # each after its delay
