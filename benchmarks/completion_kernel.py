@@ -71,8 +71,11 @@ class Frontend:
     def message(self, data: dict) -> float:
         return self.send("comm_msg", {"comm_id": COMM, "data": data})
 
-    def complete(self, request_id: str, prefix: str = "total = df.") -> float:
-        return self.message({"type": "complete_request", "request_id": request_id, "prefix": prefix, "suffix": ""})
+    def complete(self, request_id: str, prefix: str = "total = df.", replaces: str | None = None) -> float:
+        # As the extension asks: the next key's request names the one still streaming, which the kernel cancels.
+        return self.message(
+            {"type": "complete_request", "request_id": request_id, "prefix": prefix, "suffix": "", "replaces": replaces}
+        )
 
     def wait(self, kind: str, request_id: str, timeout: float = 120.0) -> float:
         return self.h.wait_for(lambda: self.arrived.get((kind, request_id)), timeout, f"{kind} {request_id}")
@@ -132,10 +135,9 @@ def rtt_round(h: KernelHarness, frontend: Frontend) -> tuple[list[float], list[f
     during = []
     previous = None
     for _ in range(RTTS):
-        if previous is not None:
-            frontend.message({"type": "complete_cancel", "request_id": previous})
-        previous = uuid.uuid4().hex
-        frontend.complete(previous)
+        request = uuid.uuid4().hex
+        frontend.complete(request, replaces=previous)
+        previous = request
         frontend.wait("completion", previous)  # it streams now
         during.append(h.round_trip())
     frontend.message({"type": "complete_cancel", "request_id": previous})

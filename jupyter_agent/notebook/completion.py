@@ -82,6 +82,8 @@ class NotebookCompletions:
                 )
             )
 
+        if request.replaces:
+            self.service.cancel(request.replaces)
         refusal = self._refusal()
         if refusal:
             send(p.Completion(request_id=request.request_id, text="", status="skipped", message=refusal))

@@ -6,7 +6,8 @@
  * the kernel adds the live variables the prefix names and streams the model's
  * answer back as `completion` messages, which `stream()` turns into ghost
  * text. The next keystroke cancels the request in flight (the kernel closes
- * the model's HTTP response). Requests are rate-limited here rather than by
+ * the model's HTTP response): its own request names the one it replaces, so
+ * the kernel gets one message for both. Requests are rate-limited here rather than by
  * JupyterLab's per-provider debounce, which would delay every key: a bucket of
  * `REQUEST_BURST` requests, refilled one per `REQUEST_SPACING_MS`; a key asks
  * at once while the bucket has one, else when it has one again, if no newer
@@ -31,6 +32,11 @@ import { agentIcon } from './icon';
 import { ICompletion } from './protocol';
 
 export const PROVIDER_ID = 'jupyter-agent:inline-completion';
+/** A request the kernel may still be streaming, and the kernel's connection. */
+interface IRunningRequest {
+  connection: AgentConnection;
+  requestId: string;
+}
 /**
  * Why 75 ms: a typist's keys come 100–200 ms apart, so the bucket never runs
  * dry and each asks at once; a held key, or fast typing that lasts, starts at
@@ -148,16 +154,24 @@ export class AgentInlineCompletionProvider
     request: CompletionHandler.IRequest,
     context: IInlineCompletionContext
   ): Promise<IInlineCompletionList> {
-    this.cancel(); // a new keystroke: the answer to the previous one is stale
+    // A new keystroke: the answer to the previous one is stale.
+    let replaced = this._detach();
     const connection = this._connectionFor(context.widget);
     if (!connection || !connection.isConnected || this._isDisposed) {
+      this._cancelInKernel(replaced);
       return { items: [] };
+    }
+    if (replaced && replaced.connection !== connection) {
+      this._cancelInKernel(replaced); // another notebook's kernel: this request cannot name it
+      replaced = null;
     }
     const requestId = UUID.uuid4();
     mark('fetch', requestId);
     const generation = ++this._generation;
     const wait = (1 - this._requestsAvailable()) * REQUEST_SPACING_MS;
     if (wait > 0 && context.triggerKind !== InlineCompletionTriggerKind.Invoke) {
+      this._cancelInKernel(replaced); // held: the stale one must not stream meanwhile
+      replaced = null;
       await new Promise(resolve => window.setTimeout(resolve, wait));
       if (generation !== this._generation) {
         return { items: [] }; // another key came: that one asks
@@ -205,7 +219,8 @@ export class AgentInlineCompletionProvider
       prefix: request.text.slice(0, request.offset),
       suffix: request.text.slice(request.offset),
       cells_above: cellsAbove,
-      cell_id: cell?.model.id ?? null
+      cell_id: cell?.model.id ?? null,
+      replaces: replaced?.requestId ?? null
     });
     if (!sent) {
       this.cancel(requestId);
@@ -236,19 +251,32 @@ export class AgentInlineCompletionProvider
 
   /** Stops the request in flight (all, or only `requestId`): the kernel closes its model request. */
   cancel(requestId?: string): void {
+    this._cancelInKernel(this._detach(requestId));
+  }
+
+  /**
+   * Ends the request in flight here (all, or only `requestId`); returns it if
+   * the kernel may still be streaming it, for the caller to cancel there.
+   */
+  private _detach(requestId?: string): IRunningRequest | null {
     const current = this._current;
     if (!current || (requestId && current.stream.requestId !== requestId)) {
-      return;
+      return null;
     }
     this._current = null;
     current.release();
-    if (!current.stream.done) {
-      current.connection.post({
-        type: 'complete_cancel',
-        request_id: current.stream.requestId
-      });
-    }
+    const running = !current.stream.done;
     current.stream.end();
+    return running
+      ? { connection: current.connection, requestId: current.stream.requestId }
+      : null;
+  }
+
+  private _cancelInKernel(request: IRunningRequest | null): void {
+    request?.connection.post({
+      type: 'complete_cancel',
+      request_id: request.requestId
+    });
   }
 
   /** How many requests the bucket holds now (a fraction while it refills). */

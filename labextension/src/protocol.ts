@@ -75,6 +75,8 @@ export interface ICompleteRequest {
   suffix: string;
   cells_above: string[];
   cell_id: string | null;
+  /** The request of the key before, still streaming: the kernel cancels it as this one starts. */
+  replaces?: string | null;
 }
 
 /** Stop a completion: the user typed on. */

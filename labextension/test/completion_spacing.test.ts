@@ -22,7 +22,12 @@ import {
   REQUEST_SPACING_MS
 } from '../src/completion';
 
-type Posted = { type: string; request_id: string; prefix?: string };
+type Posted = {
+  type: string;
+  request_id: string;
+  prefix?: string;
+  replaces?: string | null;
+};
 
 function fakeConnection(posted: Posted[]) {
   return {
@@ -56,7 +61,8 @@ describe('request spacing', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     posted = [];
-    provider = new AgentInlineCompletionProvider(() => fakeConnection(posted) as never);
+    const connection = fakeConnection(posted);
+    provider = new AgentInlineCompletionProvider(() => connection as never);
   });
 
   afterEach(() => {
@@ -112,13 +118,43 @@ describe('request spacing', () => {
     expect(requests(posted)).toEqual(['a', 'ab', 'abc', 'abcd', 'abcde']);
   });
 
-  it('cancels the request in flight when the next key asks', async () => {
+  it('cancels the request in flight in the next key\'s own request', async () => {
     await key(provider, 'df');
     const first = posted[0].request_id;
     vi.advanceTimersByTime(REQUEST_SPACING_MS + 1);
     await key(provider, 'df.');
-    expect(posted.map(m => m.type)).toEqual(['complete_request', 'complete_cancel', 'complete_request']);
-    expect(posted[1].request_id).toBe(first);
+    expect(posted.map(m => m.type)).toEqual(['complete_request', 'complete_request']);
+    expect(posted[0].replaces).toBeNull();
+    expect(posted[1].replaces).toBe(first);
+  });
+
+  it('cancels the request in flight at once when the next key is held', async () => {
+    for (const text of ['a', 'ab', 'abc']) {
+      await key(provider, text);
+    }
+    const third = posted[2].request_id;
+    const held = key(provider, 'abcd');
+    expect(posted.map(m => m.type)).toEqual([
+      'complete_request',
+      'complete_request',
+      'complete_request',
+      'complete_cancel'
+    ]);
+    expect(posted[3].request_id).toBe(third);
+    vi.advanceTimersByTime(REQUEST_SPACING_MS);
+    await held;
+    expect(posted[4]).toMatchObject({ type: 'complete_request', prefix: 'abcd', replaces: null });
+  });
+
+  it('cancels a request of another kernel with a message of its own', async () => {
+    const elsewhere: Posted[] = [];
+    const connections = [fakeConnection(elsewhere), fakeConnection(posted)];
+    const provider = new AgentInlineCompletionProvider(() => connections.shift() as never);
+    await key(provider, 'df');
+    await key(provider, 'x');
+    expect(elsewhere.map(m => m.type)).toEqual(['complete_request', 'complete_cancel']);
+    expect(elsewhere[1].request_id).toBe(elsewhere[0].request_id);
+    expect(posted).toMatchObject([{ type: 'complete_request', prefix: 'x', replaces: null }]);
   });
 
   it('never holds an explicit request (the shortcut)', async () => {

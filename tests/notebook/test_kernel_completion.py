@@ -59,8 +59,10 @@ def messages_of(kernel, kind, request_id=None):
     return found
 
 
-def complete(kernel, request_id, prefix, suffix="", cells_above=()):
+def complete(kernel, request_id, prefix, suffix="", cells_above=(), replaces=None):
     request = {"type": "complete_request", "request_id": request_id, "prefix": prefix, "suffix": suffix}
+    if replaces is not None:
+        request["replaces"] = replaces
     send(kernel, "comm_msg", {"comm_id": kernel.comm_id, "data": {**request, "cells_above": list(cells_above)}})
 
 
@@ -102,6 +104,17 @@ def test_a_cancel_closes_the_providers_connection(kernel, provider):
     send(kernel, "comm_msg", {"comm_id": kernel.comm_id, "data": {"type": "complete_cancel", "request_id": "c2"}})
     assert provider.wait_for_disconnect(disconnects + 1, timeout=10) is not None
     assert final(kernel, "c2")["status"] == "cancelled"
+
+
+def test_a_request_that_replaces_another_cancels_it_and_streams_its_own(kernel, provider):
+    disconnects = len(provider.disconnects)
+    provider.queue(hanging("rev", delay=0.02), column_responder)
+    complete(kernel, "c7", "df")
+    kernel.wait_for(lambda: messages_of(kernel, "completion", "c7"), FIRST_COMPLETION_TIMEOUT, "the first piece")
+    complete(kernel, "c8", "df.", replaces="c7")
+    assert provider.wait_for_disconnect(disconnects + 1, timeout=10) is not None
+    assert final(kernel, "c7")["status"] == "cancelled"
+    assert final(kernel, "c8") == {**final(kernel, "c8"), "status": "done", "text": f"{COLUMN}[:3]"}
 
 
 def test_a_cell_of_the_user_cancels_the_completion_streaming_meanwhile(kernel, provider):

@@ -26,6 +26,9 @@ class CompleteRequest(ProtocolMessage):
     suffix: str = ""  # and after it
     cells_above: list[str] = Field(default_factory=list)  # sources of the cells above, nearest last
     cell_id: str | None = None
+    # The request of the key before, still streaming: cancelled as this one starts, so a key that
+    # replaces a request costs one message, not a cancel and a request (each a busy/idle of the kernel).
+    replaces: str | None = None
 
 
 class CompleteCancel(ProtocolMessage):
