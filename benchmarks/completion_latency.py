@@ -243,7 +243,7 @@ def sample_times(each: dict, events: dict[tuple[str, str], float], arrivals: Arr
     return times
 
 
-def ttft_off(each: dict, events: dict[tuple[str, str], float], arrivals: Arrivals) -> float:
+def ghost_latency(each: dict, events: dict[tuple[str, str], float], arrivals: Arrivals) -> float:
     """Keystroke → ghost text, minus the fake model's own time to first token."""
     times = sample_times(each, events, arrivals)
     return times["ghost"] - times["key"] - model_ttft(times)
@@ -346,7 +346,7 @@ def main() -> None:
         f"{offset * 1000:+.1f} ± {uncertainty * 1000:.1f} ms):"
     )
     for case, label in (("pause", "after a pause"), ("burst", "end of a burst")):
-        total = [[ttft_off(s, events, arrivals) for s in r[case]] for r in rounds]
+        total = [[ghost_latency(s, events, arrivals) for s in r[case]] for r in rounds]
         echo = [[s["times"]["echo"] - s["times"]["key"] for s in r[case]] for r in rounds]
         p95 = [quantile(values, 0.95) for values in total]
         print("  " + row(f"{label}, keystroke → ghost text, p95", p95, [quantile(v, 0.95) for v in echo]))

@@ -161,17 +161,18 @@ export class AgentInlineCompletionProvider
       this._cancelInKernel(replaced);
       return { items: [] };
     }
-    if (replaced && replaced.connection !== connection) {
-      this._cancelInKernel(replaced); // another notebook's kernel: this request cannot name it
-      replaced = null;
-    }
     const requestId = UUID.uuid4();
     mark('fetch', requestId);
     const generation = ++this._generation;
     const wait = (1 - this._requestsAvailable()) * REQUEST_SPACING_MS;
-    if (wait > 0 && context.triggerKind !== InlineCompletionTriggerKind.Invoke) {
-      this._cancelInKernel(replaced); // held: the stale one must not stream meanwhile
+    const held = wait > 0 && context.triggerKind !== InlineCompletionTriggerKind.Invoke;
+    // The new request names the stale one only if it leaves now for the same kernel: a held one
+    // must not let the stale one stream meanwhile, and another notebook's kernel does not know it.
+    if (held || replaced?.connection !== connection) {
+      this._cancelInKernel(replaced);
       replaced = null;
+    }
+    if (held) {
       await new Promise(resolve => window.setTimeout(resolve, wait));
       if (generation !== this._generation) {
         return { items: [] }; // another key came: that one asks
