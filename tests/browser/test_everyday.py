@@ -214,6 +214,44 @@ def test_edit_with_agent_shows_an_inline_diff_reject_keeps_accept_changes_and_un
     notebook.locator(".jp-Cell").nth(3).locator(".jp-OutputArea-output", has_text="Reverting the notebook edits").wait_for()
 
 
+def generate_answer(body):
+    """The generate run's answer: a new cell written from the prompt."""
+    assert "mean of the revenue" in body["messages"][-1]["content"]
+    return text("Here it is:\n```python\n", GENERATED, "\n```", delay=0.02)
+
+
+GENERATED = "mean = df.revenue_q3.mean()  # written by the agent"
+
+
+def test_generate_a_cell_writes_a_new_cell_below_for_review(page, lab, provider):
+    sources = [setup_cell(provider, turns=True), DATA_CELL]
+    notebook = open_notebook(page, lab, "generate.ipynb", sources)
+    run_cells(page, notebook, 2)
+    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    notebook.locator(".jp-Cell").nth(1).locator(".jp-InputPrompt", has_text="[2]").wait_for()
+    cells_before = notebook.locator(".jp-Cell").count()
+
+    provider.queue(generate_answer)
+    notebook.locator(".jp-Cell").nth(1).locator(".jp-InputPrompt").click()  # command mode on the data cell
+    page.keyboard.press("Control+Alt+g")
+    box = notebook.locator(".jp-Cell").nth(2).locator(".jp-AgentEdit-prompt")
+    box.wait_for()
+    assert notebook.locator(".jp-Cell").count() == cells_before + 1  # a new cell, below the active one
+    box.fill("the mean of the revenue")
+    page.keyboard.press("Enter")
+    review = notebook.locator(".jp-Cell").nth(2).locator(".jp-AgentEdit-review")
+    review.wait_for()
+    assert review.locator(".jp-AgentEdit-added").inner_text() == f"+ {GENERATED}"
+    assert source_of(page, 2).strip() == ""  # nothing is written before a decision (an empty line)
+    page.keyboard.press("Enter")
+    review.wait_for(state="detached")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell')][2]"
+        ".querySelector('.cm-content').innerText.includes('written by the agent')"
+    )
+    assert source_of(page, 2) == GENERATED
+
+
 def side_answer(body):
     """The side panel turn's second request: the inspect result holds the live column."""
     result = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "tool")
@@ -222,7 +260,8 @@ def side_answer(body):
 
 
 def test_the_side_panel_runs_a_turn_on_the_notebooks_kernel_and_adds_no_cell(page, lab, provider):
-    sources = [setup_cell(provider, turns=True), DATA_CELL]
+    # yolo: the second turn's python call runs without an approval in between.
+    sources = [setup_cell(provider, turns=True) + '\n%config AgentMagics.permissions = "yolo"', DATA_CELL]
     notebook = open_notebook(page, lab, "side.ipynb", sources)
     run_cells(page, notebook, 2)
     page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
@@ -245,6 +284,29 @@ def test_the_side_panel_runs_a_turn_on_the_notebooks_kernel_and_adds_no_cell(pag
         "async () => (await (await fetch('/api/contents/side.agent/chat.jsonl?type=file&format=text&content=1')).json()).content"
     )
     assert "has the column revenue_q3" in session  # the session store, under the name chat
+
+    # The sessions sidebar lists the side panel's session with the notebook's others.
+    page.locator(".jp-SideBar li[data-id='jupyter-agent-sessions']").click()
+    page.locator(".jp-AgentSessions-item[data-session='chat']").wait_for()
+
+    # A turn that ran Python: its code goes into the notebook as a cell, below the active one.
+    if not side.is_visible():  # the sessions sidebar may share its side of the window
+        page.locator(".jp-SideBar li[data-id='jupyter-agent-side-panel']").click()
+    provider.queue(tool_calls(call("python", {"code": SHAPE_CODE})), text("It has 2 rows.", delay=0.02))
+    side.locator(".jp-AgentSidePanel-prompt").fill("How many rows?")
+    page.keyboard.press("Enter")
+    side.locator(".jp-AgentSidePanel-static", has_text="It has 2 rows.").first.wait_for()
+    notebook.locator(".jp-Cell").nth(1).locator(".jp-InputPrompt").click()
+    side.locator(".jp-AgentSidePanel-insert").click()
+    page.wait_for_function(
+        "code => [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell .cm-content')]"
+        ".some(editor => editor.innerText.includes(code))",
+        arg=SHAPE_CODE,
+    )
+    assert notebook.locator(".jp-Cell").count() == cells_before + 1
+
+
+SHAPE_CODE = "print(df.shape[0])"
 
 
 def test_a_turns_notebook_edit_is_reviewed_in_the_cell_and_accept_applies_it(page, lab, provider):

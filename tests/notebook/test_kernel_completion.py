@@ -139,6 +139,21 @@ def test_completions_can_be_turned_off(kernel, provider):
     assert len(provider.requests) == requests
 
 
+def test_a_headless_run_gets_no_completion(kernel, provider):
+    requests = len(provider.requests)
+    # As papermill or nbclient run it: no session name in the environment, no __session__.
+    kernel.execute(
+        "import os\n_session_name = os.environ.pop('JPY_SESSION_NAME')\n_ns_session = globals().pop('__session__', None)"
+    )
+    try:
+        complete(kernel, "c6", "df.")
+        end = final(kernel, "c6")
+    finally:
+        kernel.execute("os.environ['JPY_SESSION_NAME'] = _session_name\nif _ns_session is not None: __session__ = _ns_session")
+    assert end["status"] == "skipped" and "interactive notebook frontend" in end["message"]
+    assert len(provider.requests) == requests
+
+
 def test_the_offline_demo_model_completes_a_real_column_labelled_as_the_demo(kernel, provider):
     kernel.execute('%config AgentMagics.completion_model = "demo"')
     try:
