@@ -24,6 +24,20 @@ export namespace CommandIDs {
 
 export const PALETTE_CATEGORY = 'Agent';
 
+/**
+ * Tells the registry that our commands' enabled state may have changed: it
+ * follows the active notebook's connection, which the registry cannot see, and
+ * a toolbar button rendered before the kernel connected stays disabled
+ * otherwise.
+ */
+export function notifyAgentCommands(commands: CommandRegistry): void {
+  for (const id of Object.values(CommandIDs)) {
+    if (commands.hasCommand(id)) {
+      commands.notifyCommandChanged(id);
+    }
+  }
+}
+
 export interface ICommandOptions {
   current: () => AgentConnection | null;
   openTranscript: (connection: AgentConnection, session: string) => void;

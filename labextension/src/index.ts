@@ -17,7 +17,12 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 
 import { reviewNotebookEdits } from './cell_edit';
-import { addCommands, CommandIDs, PALETTE_CATEGORY } from './commands';
+import {
+  addCommands,
+  CommandIDs,
+  notifyAgentCommands,
+  PALETTE_CATEGORY
+} from './commands';
 import { AgentInlineCompletionProvider } from './completion';
 import { AgentConnection } from './connection';
 import { AgentCellHighlighter } from './highlight';
@@ -110,6 +115,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
       panel.node.dataset.jupyterAgent = connection.state;
       connection.stateChanged.connect((_, state) => {
         panel.node.dataset.jupyterAgent = state;
+        notifyAgentCommands(app.commands);
         if (state === 'incompatible') {
           Notification.warning(connection.refusal, { autoClose: false });
         }
@@ -144,6 +150,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     tracker.currentChanged.connect(() => {
       sessions.follow(current());
       sidePanel.follow(current());
+      notifyAgentCommands(app.commands);
     });
 
     addCommands(app.commands, {

@@ -189,8 +189,12 @@ def test_edit_with_agent_shows_an_inline_diff_reject_keeps_accept_changes_and_un
     review.wait_for(state="detached")
     assert source_of(page, 2) == "df.head()"
 
+    # The second time from the cell toolbar's button.
     provider.queue(edit_answer)
-    open_edit_box(page, notebook, 2).fill("sum the revenue instead")
+    cell = notebook.locator(".jp-Cell").nth(2)
+    cell.locator(".jp-InputPrompt").click()
+    cell.locator(".jp-cell-toolbar [data-command='jupyter-agent:edit-cell']").click()
+    cell.locator(".jp-AgentEdit-prompt").fill("sum the revenue instead")
     page.keyboard.press("Enter")
     review.wait_for()
     page.keyboard.press("Enter")
