@@ -55,6 +55,12 @@ def opened_notebook(page, url: str, name: str):
     return notebook
 
 
+def wait_until_connected(page, timeout: float | None = None) -> None:
+    """Until the visible notebook's extension has its kernel's agent (the comm said welcome): the
+    notebook tools, completions and edits need it, and it comes a moment after ``%load_ext``."""
+    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for(timeout=timeout)
+
+
 def run_cells(page, notebook, count: int, start: str = ".jp-Cell .cm-content") -> None:
     """Runs ``count`` cells from the first with Shift+Enter, after a click on ``start`` in the first cell."""
     notebook.locator(start).first.click()

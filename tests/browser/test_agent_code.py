@@ -18,6 +18,7 @@ from browser_helpers import (
     server_options,
     start_server,
     stop_server,
+    wait_until_connected,
     write_lab_settings,
     write_notebook,
 )
@@ -129,6 +130,7 @@ def test_a_notebook_run_card_counts_the_cells_time_limit_down_while_the_cell_run
     notebook = open_notebook(page, lab, "run-countdown.ipynb", sources)
     run_cells(page, notebook, 1)  # the setup only: the sleeping cell runs once, by the agent
     notebook.locator(".jp-Cell").nth(0).locator(".jp-InputPrompt", has_text="[1]").wait_for()
+    wait_until_connected(page)  # notebook_run needs the extension's side of the notebook
     notebook.locator(".jp-Cell").nth(2).locator(".jp-InputPrompt").click()
     page.keyboard.press("Control+Enter")
     card = notebook.locator(".jp-Cell").nth(2).locator(".ja-panel .ja-tool").first
@@ -151,6 +153,7 @@ def test_a_slow_cell_asks_before_notebook_run_reruns_it_even_when_allowed_for_th
     notebook = open_notebook(page, lab, "slow.ipynb", sources)
     run_cells(page, notebook, 3)  # the kernel's clock times both cells
     notebook.locator(".jp-Cell").nth(2).locator(".jp-InputPrompt", has_text="[3]").wait_for()
+    wait_until_connected(page)  # notebook_run needs the extension's side of the notebook
     run_cells_from(page, notebook, 3)
     bar = notebook.locator(".jp-Cell").nth(3).locator(".ja-panel .ja-approval")
     bar.get_by_role("button", name="Allow notebook_run for this session").click()
@@ -185,6 +188,7 @@ def test_a_stale_rerun_lists_the_stale_cells_as_the_user_finds_them_before_appro
     notebook = open_notebook(page, lab, "stale.ipynb", sources)
     run_cells(page, notebook, 5)
     notebook.locator(".jp-Cell").nth(3).get_by_text("total is 6").wait_for()
+    wait_until_connected(page)  # notebook_run needs the extension's side of the notebook
     run_cells_from(page, notebook, 5)
     panel = notebook.locator(".jp-Cell").nth(5).locator(".ja-panel")
     panel.locator(".ja-approval").get_by_role("button", name="Allow once").click()  # the python call

@@ -10,7 +10,7 @@ import functools
 import json
 
 import pytest
-from browser_helpers import notebook_content, opened_notebook, run_cells, save_screenshot
+from browser_helpers import notebook_content, opened_notebook, run_cells, save_screenshot, wait_until_connected
 
 from jupyter_agent.testing.fake_provider import FakeProvider, call, hanging, text, tool_calls
 
@@ -103,7 +103,7 @@ def column_responder(body):
 def test_typing_df_dot_shows_a_live_column_as_ghost_text_and_tab_accepts_it(page, lab, provider):
     notebook = open_notebook(page, lab, "complete.ipynb", [setup_cell(provider), DATA_CELL, ""])
     run_cells(page, notebook, 2)
-    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    wait_until_connected(page)
     notebook.locator(".jp-Cell").nth(1).locator(".jp-InputPrompt", has_text="[2]").wait_for()
     fallback, provider.fallback = provider.fallback, column_responder
     try:
@@ -130,7 +130,7 @@ def test_typing_df_dot_shows_a_live_column_as_ghost_text_and_tab_accepts_it(page
 def test_a_keystroke_during_the_stream_closes_the_models_connection(page, lab, provider):
     notebook = open_notebook(page, lab, "cancel.ipynb", [setup_cell(provider), DATA_CELL, ""])
     run_cells(page, notebook, 2)
-    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    wait_until_connected(page)
     notebook.locator(".jp-Cell").nth(1).locator(".jp-InputPrompt", has_text="[2]").wait_for()
     disconnects = len(provider.disconnects)
 
@@ -173,7 +173,7 @@ def test_edit_with_agent_shows_an_inline_diff_reject_keeps_accept_changes_and_un
     sources = [setup_cell(provider, turns=True), DATA_CELL, "df.head()"]
     notebook = open_notebook(page, lab, "edit.ipynb", sources)
     run_cells(page, notebook, 2)
-    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    wait_until_connected(page)
     notebook.locator(".jp-Cell").nth(1).locator(".jp-InputPrompt", has_text="[2]").wait_for()
 
     provider.queue(edit_answer)
@@ -231,7 +231,7 @@ def test_generate_a_cell_writes_a_new_cell_below_for_review(page, lab, provider)
     sources = [setup_cell(provider, turns=True), DATA_CELL]
     notebook = open_notebook(page, lab, "generate.ipynb", sources)
     run_cells(page, notebook, 2)
-    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    wait_until_connected(page)
     notebook.locator(".jp-Cell").nth(1).locator(".jp-InputPrompt", has_text="[2]").wait_for()
     cells_before = notebook.locator(".jp-Cell").count()
 
@@ -268,7 +268,7 @@ def test_the_side_panel_runs_a_turn_on_the_notebooks_kernel_and_adds_no_cell(pag
     sources = [setup_cell(provider, turns=True) + '\n%config AgentMagics.permissions = "yolo"', DATA_CELL]
     notebook = open_notebook(page, lab, "side.ipynb", sources)
     run_cells(page, notebook, 2)
-    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    wait_until_connected(page)
     notebook.locator(".jp-Cell").nth(1).locator(".jp-InputPrompt", has_text="[2]").wait_for()
     cells_before = notebook.locator(".jp-Cell").count()
     outputs_before = notebook.locator(".jp-OutputArea-output").count()
@@ -317,7 +317,7 @@ def test_a_turns_notebook_edit_is_reviewed_in_the_cell_and_accept_applies_it(pag
     sources = [setup_cell(provider, turns=True), DATA_CELL, "df.head()"]
     notebook = open_notebook(page, lab, "review.ipynb", sources)
     run_cells(page, notebook, 2)
-    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    wait_until_connected(page)
     notebook.locator(".jp-Cell").nth(1).locator(".jp-InputPrompt", has_text="[2]").wait_for()
     edit = {"op": "replace", "cell_id": "cell-2", "source": EDITED}
     provider.queue(

@@ -17,7 +17,7 @@ import re
 import urllib.request
 
 import pytest
-from browser_helpers import save_screenshot
+from browser_helpers import save_screenshot, wait_until_connected
 
 from jupyter_agent.testing.waiting import assert_quiet_for_blocking
 
@@ -192,7 +192,7 @@ def test_closing_a_session_transcript_tab_logs_no_error(lab, browser_page):
     )
     run_cells(page, notebook, 0, 1)
     notebook.locator(".ja-static").first.wait_for(timeout=STEP_TIMEOUT)  # the turn ended
-    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for(timeout=STEP_TIMEOUT)
+    wait_until_connected(page, timeout=STEP_TIMEOUT)
     page.locator(".jp-SideBar li[data-id='jupyter-agent-sessions']").click()
     page.locator(".jp-AgentSessions-item[data-session='review']").click()
     transcript = page.locator(".jp-AgentTranscript:visible")

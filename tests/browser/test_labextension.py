@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from browser_helpers import free_port, opened_notebook, run_cells, save_screenshot, write_notebook
+from browser_helpers import free_port, opened_notebook, run_cells, save_screenshot, wait_until_connected, write_notebook
 
 from jupyter_agent.testing.waiting import wait_until_blocking, wait_until_serving
 
@@ -106,7 +106,7 @@ def test_materialize_inserts_the_code_below_the_agent_cell_with_provenance(page,
     assert languages[1] == "markdown" and languages[0] != "markdown", languages
     run_cells(page, notebook, 2)
     notebook.locator(".ja-static.ja-state-done").wait_for()
-    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    wait_until_connected(page)
     agent_cell = notebook.locator(".jp-Cell").nth(1)
     agent_cell.get_by_text("Materialize 1 cell: run %agent materialize").wait_for()  # how to get the code
 
@@ -215,7 +215,7 @@ def test_the_stop_shortcut_stops_a_running_agent(page, lab):
     notebook = open_notebook(page, lab, "stop.ipynb", sources)
     run_cells(page, notebook, 3)
     notebook.locator(".ja-panel.ja-state-running", has_text="Let me").wait_for()  # mid-stream
-    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    wait_until_connected(page)
     page.keyboard.press("Escape")  # command mode: the shortcut must work without a focused editor
     page.keyboard.press("Control+Alt+Period")
     page.locator(".jp-toast-message", has_text="Stopping 1 agent turn.").wait_for()
@@ -272,7 +272,7 @@ def test_notebook_tools_read_edit_run_and_undo_in_the_live_document(page, lab):
     ]
     notebook = open_notebook(page, lab, "nbtools.ipynb", sources)
     run_cells(page, notebook, 2)
-    page.locator(".jp-NotebookPanel[data-jupyter-agent='connected']:visible").wait_for()
+    wait_until_connected(page)
     # An unsaved edit: the file still says x = 1.
     editor = notebook.locator(".jp-Cell").nth(2).locator(".cm-content")
     editor.click()
